@@ -1,0 +1,34 @@
+# mpk — top-level build. Each implementation plugs in through mk/<name>.mk, which appends its name to
+# SUITES (and to DRIVERS / BENCHES when it has them) and defines test-<name>, driver-<name>,
+# bench-<name>; APT_PACKAGES collects the Debian packages those targets need.
+SHELL := /bin/bash
+RESULTS := build/results
+SUITE := python3 tools/suite.py
+SUITES :=
+DRIVERS :=
+BENCHES :=
+APT_PACKAGES := python3
+include $(sort $(wildcard mk/*.mk))
+
+.PHONY: test bench drivers deps test-spec clean
+
+# Every suite runs even when an earlier one fails (-k), so the total counts all of them;
+# tools/total.py then fails the run if any suite failed or did not report.
+test: deps
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory -k $(addprefix test-,$(SUITES)) test-spec || true
+	@python3 tools/total.py $(RESULTS) $(SUITES) spec
+
+deps:
+	@tools/apt-ensure $(sort $(APT_PACKAGES))
+
+drivers: $(addprefix driver-,$(DRIVERS))
+
+test-spec: drivers
+	@$(SUITE) spec -- python3 spec/interop
+
+bench: deps
+	@$(MAKE) --no-print-directory $(addprefix bench-,$(BENCHES))
+
+clean:
+	rm -rf build spec/drivers/*
