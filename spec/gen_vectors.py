@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import reference as ref  # noqa: E402
 
-OUT = os.path.join(HERE, "vectors")
+OUT = os.environ.get("MPK_VECTORS_OUT") or os.path.join(HERE, "vectors")
 
 
 # ----------------------------------------------------------------------------------------------

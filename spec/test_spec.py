@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Checks of spec/ itself: the reference codec against hand-written bytes, and the committed vectors
+against the generator (a change to gen_vectors.py must come with regenerated files).
+
+    python3 spec/test_spec.py      # ends with `spec-ref: N passed, M failed`
+"""
+import filecmp
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import reference as ref  # noqa: E402
+
+
+class TestReferenceEncode(unittest.TestCase):
+    def test_int_families_pick_the_shortest(self):
+        cases = {0: "00", 127: "7f", 128: "cc80", 256: "cd0100", 65536: "ce00010000",
+                 2**32: "cf0000000100000000", -1: "ff", -32: "e0", -33: "d0df", -129: "d1ff7f",
+                 -32769: "d2ffff7fff", -2**31 - 1: "d3ffffffff7fffffff"}
+        for n, h in cases.items():
+            self.assertEqual(ref.encode({"int": n}).hex(), h, n)
+
+    def test_floats_keep_their_width(self):
+        self.assertEqual(ref.encode({"float32": 1.5}).hex(), "ca3fc00000")
+        self.assertEqual(ref.encode({"float64": 1.5}).hex(), "cb3ff8000000000000")
+        self.assertEqual(ref.encode({"float64": -0.0}).hex(), "cb8000000000000000")
+        self.assertEqual(ref.encode({"float32": "NaN"}).hex(), "ca7fc00000")
+
+    def test_timestamp_forms(self):
+        self.assertEqual(ref.encode({"timestamp": [1, 0]}).hex(), "d6ff00000001")
+        self.assertEqual(ref.encode({"timestamp": [1, 1]}).hex(), "d7ff0000000400000001")
+        self.assertEqual(ref.encode({"timestamp": [-1, 0]}).hex(), "c70cff00000000ffffffffffffffff")
+
+    def test_loose_number(self):
+        self.assertEqual(ref.encode({"number": 5}).hex(), "05")
+        self.assertEqual(ref.encode({"number": 0.5}).hex(), "cb3fe0000000000000")
+        self.assertTrue(ref.same({"number": 0}, {"float32": 0.0}))
+        self.assertFalse(ref.same({"int": 0}, {"float32": 0.0}))
+
+
+class TestReferenceDecode(unittest.TestCase):
+    def error(self, h, **kw):
+        with self.assertRaises(ref.DecodeError) as cm:
+            ref.decode(bytes.fromhex(h), **kw)
+        return cm.exception.kind, cm.exception.offset
+
+    def test_check_order(self):
+        self.assertEqual(self.error("92c1"), ("truncated", 0))
+        self.assertEqual(self.error("91c1"), ("invalid_byte", 1))
+        self.assertEqual(self.error("dbffffffff"), ("truncated", 0))
+        self.assertEqual(self.error("dbffffffff", limits={"str": 10}), ("length_limit", 0))
+        self.assertEqual(self.error("db"), ("truncated", 0))
+        self.assertEqual(self.error("9292c0c0"), ("truncated", 4))
+
+    def test_timestamps(self):
+        self.assertEqual(ref.decode(bytes.fromhex("c704ff00000005")), {"timestamp": [5, 0]})
+        self.assertEqual(self.error("d4ff00"), ("invalid_timestamp", 0))
+        self.assertEqual(self.error("c70cff3b9aca000000000000000000"), ("invalid_timestamp", 0))
+
+    def test_strings(self):
+        self.assertEqual(ref.decode(bytes.fromhex("a1ff")), {"string_hex": "ff"})
+        self.assertEqual(self.error("a1ff", strict_utf8=True), ("invalid_utf8", 0))
+        self.assertEqual(self.error("c0c0"), ("trailing_bytes", 1))
+
+    def test_depth(self):
+        self.assertEqual(self.error("91" * 1025 + "c0"), ("depth_limit", 1024))
+        ref.decode(bytes.fromhex("91" * 1024 + "c0"))
+
+
+class TestVectors(unittest.TestCase):
+    def test_committed_vectors_match_the_generator(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, MPK_VECTORS_OUT=tmp)
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_vectors.py")], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            committed = sorted(f for f in os.listdir(os.path.join(HERE, "vectors")) if f.endswith(".json"))
+            fresh = sorted(os.listdir(tmp))
+            self.assertEqual(committed, fresh)
+            _, mismatch, errors = filecmp.cmpfiles(os.path.join(HERE, "vectors"), tmp, fresh, shallow=False)
+            self.assertEqual(mismatch + errors, [], "run python3 spec/gen_vectors.py and commit")
+
+    def test_more_than_1000_cases_and_every_kind(self):
+        import json
+        kinds, total = set(), 0
+        for f in os.listdir(os.path.join(HERE, "vectors")):
+            cases = json.load(open(os.path.join(HERE, "vectors", f), encoding="utf-8"))
+            total += len(cases)
+            kinds |= {c["error"] for c in cases if "error" in c}
+        self.assertGreater(total, 1000)
+        self.assertEqual(kinds, set(ref.KINDS))
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=1).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"spec-ref: {result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
