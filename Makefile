@@ -32,6 +32,7 @@ test-spec: drivers
 
 bench: deps
 	@$(MAKE) --no-print-directory $(addprefix bench-,$(BENCHES))
+	@python3 tools/merge-bench.py
 
 clean:
 	rm -rf build spec/drivers/*
