@@ -1,0 +1,213 @@
+/* The timing loop: every sample is checked, rounds interleave the sides, results are medians. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *bench_op_name(bench_op op)
+{
+    switch (op) {
+    case OP_PACK: return "pack";
+    case OP_UNPACK: return "unpack";
+    case OP_UNPACK_STREAM: return "unpack (stream)";
+    case OP_UNPACK_ONESHOT: return "unpack (one-shot)";
+    }
+    return "?";
+}
+
+int bench_row_ops(const bench_row *row, bench_op ops[4])
+{
+    ops[0] = OP_PACK;
+    if (row->kind == ROW_MESSAGES) {
+        ops[1] = OP_UNPACK_STREAM;
+        ops[2] = OP_UNPACK_ONESHOT;
+        return 3;
+    }
+    ops[1] = OP_UNPACK;
+    return 2;
+}
+
+static void fail(const bench_row *row, const bench_side *side, const char *what)
+{
+    fprintf(stderr, "bench: %s / %s: %s\n", row->label, side->name, what);
+    exit(1);
+}
+
+static void expect_check(const bench_row *row, const bench_side *side, const bench_check *got)
+{
+    const bench_check *want = &row->expect;
+    if (got->messages != want->messages || got->nodes != want->nodes || got->int_sum != want->int_sum ||
+        got->byte_sum != want->byte_sum) {
+        fprintf(stderr,
+                "bench: %s / %s: decoded messages=%llu nodes=%llu int_sum=%llu byte_sum=%llu, "
+                "expected %llu %llu %llu %llu\n",
+                row->label, side->name, (unsigned long long)got->messages, (unsigned long long)got->nodes,
+                (unsigned long long)got->int_sum, (unsigned long long)got->byte_sum,
+                (unsigned long long)want->messages, (unsigned long long)want->nodes,
+                (unsigned long long)want->int_sum, (unsigned long long)want->byte_sum);
+        exit(1);
+    }
+}
+
+/* Per side, what the corpus rows pack from: the DOM decoded once from the side's input. */
+typedef struct side_state {
+    void *corpus_dom;
+    bench_buf packed;     /* this round's pack output, the next op's input */
+    bench_buf reference;  /* the first pass's pack output; every later pack must equal it */
+} side_state;
+
+static int pack_once(const bench_row *row, const bench_side *side, side_state *st, bench_buf *out)
+{
+    switch (row->kind) {
+    case ROW_INTS: return side->pack_ints(row->count, out);
+    case ROW_STRINGS: return side->pack_strings(row->strings, out);
+    case ROW_MESSAGES: return side->pack_messages(row->message, row->count, out);
+    case ROW_CORPUS: return side->dom_encode(st->corpus_dom, out);
+    }
+    return -1;
+}
+
+static const bench_buf *unpack_input(const bench_row *row, int s, side_state *st)
+{
+    return row->kind == ROW_CORPUS ? &row->corpus[s] : &st->packed;
+}
+
+/* One sample of one op: repeated reps times, only the op itself inside the clock. */
+static double sample(const bench_row *row, int s, const bench_side *side, side_state *st, bench_op op,
+                     int reps)
+{
+    double total = 0;
+    for (int r = 0; r < reps; r++) {
+        if (op == OP_PACK) {
+            bench_buf out = {0, 0};
+            double t0 = bench_now();
+            int rc = pack_once(row, side, st, &out);
+            total += bench_now() - t0;
+            if (rc != 0) fail(row, side, "pack failed");
+            if (out.len != st->reference.len || memcmp(out.data, st->reference.data, out.len) != 0)
+                fail(row, side, "pack output differs from the first pass");
+            free(st->packed.data);
+            st->packed = out;
+        } else if (op == OP_UNPACK) {
+            double t0 = bench_now();
+            void *dom = side->dom_decode(unpack_input(row, s, st));
+            total += bench_now() - t0;
+            if (!dom) fail(row, side, "decode failed");
+            bench_check c = {0, 0, 0, 0};
+            side->dom_check(dom, &c);
+            side->dom_free(dom);
+            expect_check(row, side, &c);
+        } else {
+            bench_check c = {0, 0, 0, 0};
+            double t0 = bench_now();
+            int rc = side->unpack_messages(&st->packed, op == OP_UNPACK_STREAM ? UNPACK_STREAM : UNPACK_ONESHOT,
+                                           &c);
+            total += bench_now() - t0;
+            if (rc != 0) fail(row, side, "stream decode failed");
+            expect_check(row, side, &c);
+        }
+    }
+    return total / reps;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results[4])
+{
+    side_state st[BENCH_MAX_SIDES];
+    bench_op ops[4];
+    int op_count = bench_row_ops(row, ops);
+    int reps[4];
+    memset(st, 0, sizeof st);
+    memset(results, 0, 4 * sizeof *results);
+
+    /* First pass, untimed except for choosing the repetitions: pack, check, and cross-check that
+     * the MessagePack sides wrote the same bytes (both write the shortest form). */
+    double slowest[4] = {0, 0, 0, 0};
+    for (int s = 0; s < cfg->side_count; s++) {
+        const bench_side *side = cfg->sides[s];
+        if (row->kind == ROW_CORPUS) {
+            st[s].corpus_dom = side->dom_decode(&row->corpus[s]);
+            if (!st[s].corpus_dom) fail(row, side, "corpus decode failed");
+        }
+        double t0 = bench_now();
+        if (pack_once(row, side, &st[s], &st[s].reference) != 0) fail(row, side, "pack failed");
+        double t = bench_now() - t0;
+        if (t > slowest[0]) slowest[0] = t;
+        if (row->kind == ROW_CORPUS && side != &bench_side_json &&
+            (st[s].reference.len != row->corpus[s].len ||
+             memcmp(st[s].reference.data, row->corpus[s].data, row->corpus[s].len) != 0))
+            fail(row, side, "re-encoding the corpus DOM did not give the input back");
+        for (int o = 1; o < op_count; o++) {
+            st[s].packed.data = malloc(st[s].reference.len + 1);
+            memcpy(st[s].packed.data, st[s].reference.data, st[s].reference.len);
+            st[s].packed.data[st[s].reference.len] = '\0';
+            st[s].packed.len = st[s].reference.len;
+            t0 = bench_now();
+            sample(row, s, side, &st[s], ops[o], 1);
+            t = bench_now() - t0;
+            if (t > slowest[o]) slowest[o] = t;
+            free(st[s].packed.data);
+            st[s].packed.data = NULL;
+        }
+    }
+    for (int s = 1; s < cfg->side_count; s++) {
+        if (cfg->sides[s] == &bench_side_json || cfg->sides[0] == &bench_side_json || row->kind == ROW_CORPUS)
+            continue;
+        if (st[0].reference.len != st[s].reference.len ||
+            memcmp(st[0].reference.data, st[s].reference.data, st[0].reference.len) != 0)
+            fail(row, cfg->sides[0], "packed bytes differ from the other MessagePack side's");
+    }
+    for (int o = 0; o < op_count; o++) {
+        reps[o] = 1;
+        if (slowest[o] < cfg->min_sample_seconds)
+            reps[o] = (int)(cfg->min_sample_seconds / (slowest[o] > 1e-7 ? slowest[o] : 1e-7)) + 1;
+        if (reps[o] > 10000) reps[o] = 10000;
+    }
+
+    double times[4][BENCH_MAX_SIDES][BENCH_MAX_ROUNDS];
+    for (int round = 0; round < cfg->rounds; round++) {
+        for (int k = 0; k < cfg->side_count; k++) {
+            /* rotate the order so that warm caches and noise do not favour one side */
+            int s = (k + round) % cfg->side_count;
+            const bench_side *side = cfg->sides[s];
+            for (int o = 0; o < op_count; o++) {
+                if (ops[o] != OP_PACK && row->kind != ROW_CORPUS && !st[s].packed.data)
+                    fail(row, side, "no packed input");
+                times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o]);
+            }
+            free(st[s].packed.data);
+            st[s].packed.data = NULL;
+        }
+    }
+    for (int o = 0; o < op_count; o++) {
+        for (int s = 0; s < cfg->side_count; s++) {
+            results[o].seconds[s] = median(times[o][s], cfg->rounds);
+            results[o].bytes[s] = row->kind == ROW_CORPUS && ops[o] != OP_PACK ? row->corpus[s].len : st[s].reference.len;
+        }
+        results[o].measured = 1;
+    }
+    for (int s = 0; s < cfg->side_count; s++) {
+        if (st[s].corpus_dom) cfg->sides[s]->dom_free(st[s].corpus_dom);
+        free(st[s].reference.data);
+    }
+}

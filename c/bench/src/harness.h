@@ -1,0 +1,50 @@
+/* The timing loop and the table: rows of work, each done by every side, in interleaved rounds. */
+#ifndef MPK_BENCH_HARNESS_H
+#define MPK_BENCH_HARNESS_H
+
+#include "side.h"
+
+#include <stdio.h>
+
+#define BENCH_MAX_SIDES 3
+#define BENCH_MAX_ROUNDS 31
+
+typedef enum bench_row_kind { ROW_INTS, ROW_STRINGS, ROW_MESSAGES, ROW_CORPUS } bench_row_kind;
+
+/* What a row's ops are. DOM rows: pack, unpack. Message rows: pack, unpack with the streaming
+ * decoder, unpack one value after another from the whole buffer. */
+typedef enum bench_op { OP_PACK, OP_UNPACK, OP_UNPACK_STREAM, OP_UNPACK_ONESHOT } bench_op;
+
+typedef struct bench_row {
+    const char *label;
+    bench_row_kind kind;
+    uint32_t count;                 /* ints, messages */
+    bench_message message;          /* ROW_MESSAGES */
+    const bench_strings *strings;   /* ROW_STRINGS */
+    bench_buf corpus[BENCH_MAX_SIDES]; /* ROW_CORPUS: each side's input (msgpack or the JSON text) */
+    bench_check expect;             /* what every decode must report */
+    uint64_t items;                 /* for the ns/item column */
+} bench_row;
+
+typedef struct bench_result {
+    double seconds[BENCH_MAX_SIDES]; /* median per op */
+    size_t bytes[BENCH_MAX_SIDES];
+    int measured;
+} bench_result;
+
+typedef struct bench_config {
+    int rounds;
+    const bench_side *sides[BENCH_MAX_SIDES];
+    int side_count;
+    double min_sample_seconds; /* small rows repeat an op until one sample takes this long */
+} bench_config;
+
+/* Run every op of a row: a checked, untimed first pass, then cfg->rounds interleaved rounds.
+ * results[op] is filled for the row's ops. Exits the process on a wrong result. */
+void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results[4]);
+
+int bench_row_ops(const bench_row *row, bench_op ops[4]);
+const char *bench_op_name(bench_op op);
+double bench_now(void);
+
+#endif

@@ -1,0 +1,362 @@
+/* mpk C benchmark: mpk vs msgpack-c vs RapidJSON, in one process, same values, same run.
+ *
+ *   mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT]
+ *
+ * Prints a Markdown table (medians of N interleaved rounds; ratios are the peer's time over mpk's,
+ * so above 1 means mpk is faster) and writes it to --out as well. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#ifdef BENCH_HAVE_MPK
+#include <mpk.h>
+#endif
+
+#ifndef BENCH_FLAGS
+#define BENCH_FLAGS "?"
+#endif
+
+char bench_bin_payload[BENCH_BIN_SIZE];
+
+#define MAX_ROWS 16
+#define MAX_ENV 8
+
+typedef struct options {
+    int rounds;
+    int quick;
+    const char *data_dir;
+    const char *out_path;
+    const char *env[MAX_ENV];
+    int env_count;
+    const char *only;
+} options;
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT]\n");
+    exit(2);
+}
+
+static options parse_options(int argc, char **argv)
+{
+    options o = {7, 0, NULL, NULL, {0}, 0, NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--quick")) o.quick = 1;
+        else if (i + 1 >= argc) usage();
+        else if (!strcmp(a, "--rounds")) o.rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--data")) o.data_dir = argv[++i];
+        else if (!strcmp(a, "--out")) o.out_path = argv[++i];
+        else if (!strcmp(a, "--only")) o.only = argv[++i];
+        else if (!strcmp(a, "--env") && o.env_count < MAX_ENV) o.env[o.env_count++] = argv[++i];
+        else usage();
+    }
+    if (o.rounds < 1 || o.rounds > BENCH_MAX_ROUNDS) usage();
+    return o;
+}
+
+/* ---- data ---- */
+
+static bench_strings make_strings(uint32_t count, uint32_t scale, char **chars_out, uint32_t **lengths_out)
+{
+    size_t longest = (size_t)(count - 1) * scale;
+    char *chars = malloc(longest + 1);
+    uint32_t *lengths = malloc(count * sizeof *lengths);
+    if (!chars || !lengths) exit(1);
+    memset(chars, 'a', longest + 1);
+    for (uint32_t i = 0; i < count; i++) lengths[i] = i * scale;
+    *chars_out = chars;
+    *lengths_out = lengths;
+    bench_strings s = {chars, lengths, count};
+    return s;
+}
+
+static int read_file(const char *path, bench_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    out->data = malloc((size_t)n + 1);
+    out->len = out->data ? fread(out->data, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (!out->data || out->len != (size_t)n) return -1;
+    out->data[n] = '\0';
+    return 0;
+}
+
+/* ---- table ---- */
+
+static void format_mbps(char *buf, size_t n, size_t bytes, double seconds)
+{
+    snprintf(buf, n, "%.0f", (double)bytes / seconds / 1e6);
+}
+
+static void print_row(FILE *f, const bench_config *cfg, const bench_row *row, bench_op op, const bench_result *r,
+                      int mpk, int msgpackc, int json)
+{
+    char mb[3][32] = {"—", "—", "—"};
+    char bytes[3][32] = {"—", "—", "—"};
+    int idx[3] = {mpk, msgpackc, json};
+    for (int k = 0; k < 3; k++) {
+        if (idx[k] < 0) continue;
+        format_mbps(mb[k], sizeof mb[k], r->bytes[idx[k]], r->seconds[idx[k]]);
+        snprintf(bytes[k], sizeof bytes[k], "%zu", r->bytes[idx[k]]);
+    }
+    char per_item[32] = "—", vs_msgpackc[32] = "—", vs_json[32] = "—";
+    if (mpk >= 0) {
+        snprintf(per_item, sizeof per_item, "%.1f", r->seconds[mpk] / (double)row->items * 1e9);
+        if (msgpackc >= 0) snprintf(vs_msgpackc, sizeof vs_msgpackc, "%.2f", r->seconds[msgpackc] / r->seconds[mpk]);
+        if (json >= 0) snprintf(vs_json, sizeof vs_json, "%.2f", r->seconds[json] / r->seconds[mpk]);
+    }
+    (void)cfg;
+    fprintf(f, "| %s | %s | %s / %s / %s | %s | %s | %s | %s | %s | %s |\n", row->label, bench_op_name(op), bytes[0],
+            bytes[1], bytes[2], mb[0], mb[1], mb[2], per_item, vs_msgpackc, vs_json);
+}
+
+static int side_index(const bench_config *cfg, const bench_side *side)
+{
+    for (int s = 0; s < cfg->side_count; s++)
+        if (cfg->sides[s] == side) return s;
+    return -1;
+}
+
+static void machine_name(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *v = strchr(line, ':');
+            if (v) {
+                v += 2;
+                v[strcspn(v, "\n")] = 0;
+                snprintf(buf, n, "%s, %ld cores", v, sysconf(_SC_NPROCESSORS_ONLN));
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    options opt = parse_options(argc, argv);
+    memset(bench_bin_payload, 'x', sizeof bench_bin_payload);
+
+    bench_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.rounds = opt.quick ? 1 : opt.rounds;
+    cfg.min_sample_seconds = opt.quick ? 0.001 : 0.02;
+#ifdef BENCH_HAVE_MPK
+    cfg.sides[cfg.side_count++] = &bench_side_mpk;
+#endif
+    cfg.sides[cfg.side_count++] = &bench_side_msgpackc;
+    cfg.sides[cfg.side_count++] = &bench_side_json;
+
+    uint32_t int_count = opt.quick ? 1u << 16 : 1u << 24;
+    uint32_t string_count = opt.quick ? 1u << 10 : 1u << 13;
+    uint32_t pair_count = opt.quick ? 1u << 14 : 1u << 22;
+    uint32_t bin_count = opt.quick ? 1u << 9 : 1u << 15;
+    uint32_t string_scale = 8;
+
+    char *chars1, *chars8;
+    uint32_t *lengths1, *lengths8;
+    bench_strings strings1 = make_strings(string_count, 1, &chars1, &lengths1);
+    bench_strings strings8 = make_strings(string_count, string_scale, &chars8, &lengths8);
+    uint64_t string_bytes = (uint64_t)string_count * (string_count - 1) / 2;
+
+    static bench_row rows[MAX_ROWS];
+    static char labels[MAX_ROWS][96];
+    int row_count = 0;
+    bench_row *r;
+
+    r = &rows[row_count++];
+    snprintf(labels[row_count - 1], sizeof labels[0], "ints 0..%u", int_count - 1);
+    r->label = labels[row_count - 1];
+    r->kind = ROW_INTS;
+    r->count = int_count;
+    r->items = int_count;
+    r->expect = (bench_check){1, (uint64_t)int_count + 1, (uint64_t)int_count * (int_count - 1) / 2, 0};
+
+    r = &rows[row_count++];
+    snprintf(labels[row_count - 1], sizeof labels[0], "strings of length 0..%u", string_count - 1);
+    r->label = labels[row_count - 1];
+    r->kind = ROW_STRINGS;
+    r->strings = &strings1;
+    r->items = string_count;
+    r->expect = (bench_check){1, (uint64_t)string_count + 1, 0, string_bytes};
+
+    r = &rows[row_count++];
+    snprintf(labels[row_count - 1], sizeof labels[0], "strings of length 0..%u step %u", (string_count - 1) * string_scale,
+             string_scale);
+    r->label = labels[row_count - 1];
+    r->kind = ROW_STRINGS;
+    r->strings = &strings8;
+    r->items = string_count;
+    r->expect = (bench_check){1, (uint64_t)string_count + 1, 0, string_bytes * string_scale};
+
+    static const struct {
+        bench_message message;
+        const char *name;
+        int bins;
+        uint64_t nodes, int_sum, byte_sum;
+    } messages[] = {
+        {MSG_PAIR_POSITIVE, "[1, 2]", 0, 3, 3, 0},
+        {MSG_PAIR_NEGATIVE, "[-1, -2]", 0, 3, (uint64_t)-3, 0},
+        {MSG_BIN, "8 KiB bin", 1, 1, 0, BENCH_BIN_SIZE},
+        {MSG_NESTED, "[[1, 2], [-1, -2], 8 KiB bin]", 1, 8, 0, BENCH_BIN_SIZE},
+    };
+    for (size_t m = 0; m < sizeof messages / sizeof messages[0]; m++) {
+        uint32_t n = messages[m].bins ? bin_count : pair_count;
+        r = &rows[row_count++];
+        snprintf(labels[row_count - 1], sizeof labels[0], "%u × %s", n, messages[m].name);
+        r->label = labels[row_count - 1];
+        r->kind = ROW_MESSAGES;
+        r->message = messages[m].message;
+        r->count = n;
+        r->items = n;
+        r->expect = (bench_check){n, n * messages[m].nodes, n * messages[m].int_sum, n * messages[m].byte_sum};
+    }
+
+    /* The JSON corpora, converted to MessagePack once. */
+    static const char *corpus_names[] = {"twitter", "canada", "citm_catalog"};
+    char corpus_note[512] = "";
+    const char *data_dir = opt.data_dir ? opt.data_dir : "../shared/bench-data";
+    for (size_t k = 0; k < 3; k++) {
+        char path[1024];
+        bench_buf json = {0, 0}, msgpack = {0, 0};
+        snprintf(path, sizeof path, "%s/%s.json", data_dir, corpus_names[k]);
+        if (read_file(path, &json) != 0) {
+            snprintf(corpus_note + strlen(corpus_note), sizeof corpus_note - strlen(corpus_note),
+                     "%s%s.json", corpus_note[0] ? ", " : "", corpus_names[k]);
+            free(json.data);
+            continue;
+        }
+        if (bench_json_to_msgpack(json.data, json.len, &msgpack) != 0) {
+            fprintf(stderr, "bench: %s is not valid JSON\n", path);
+            return 1;
+        }
+        r = &rows[row_count++];
+        snprintf(labels[row_count - 1], sizeof labels[0], "%s.json", corpus_names[k]);
+        r->label = labels[row_count - 1];
+        r->kind = ROW_CORPUS;
+        for (int s = 0; s < cfg.side_count; s++) {
+            bench_buf *dst = &r->corpus[s];
+            const bench_buf *src = cfg.sides[s] == &bench_side_json ? &json : &msgpack;
+            dst->data = malloc(src->len + 1);
+            memcpy(dst->data, src->data, src->len);
+            dst->data[src->len] = '\0';
+            dst->len = src->len;
+        }
+        /* The expected check comes from msgpack-c's reading of the converted bytes. */
+        void *dom = bench_side_msgpackc.dom_decode(&msgpack);
+        if (!dom) return 1;
+        memset(&r->expect, 0, sizeof r->expect);
+        bench_side_msgpackc.dom_check(dom, &r->expect);
+        bench_side_msgpackc.dom_free(dom);
+        r->items = r->expect.nodes;
+        free(json.data);
+        free(msgpack.data);
+    }
+
+    int mpk = -1;
+#ifdef BENCH_HAVE_MPK
+    mpk = side_index(&cfg, &bench_side_mpk);
+#endif
+    int msgpackc = side_index(&cfg, &bench_side_msgpackc);
+    int json = side_index(&cfg, &bench_side_json);
+
+    static bench_result results[MAX_ROWS][4];
+    static int ran[MAX_ROWS];
+    for (int i = 0; i < row_count; i++) {
+        if (opt.only && !strstr(rows[i].label, opt.only)) continue;
+        fprintf(stderr, "bench: %s ...\n", rows[i].label);
+        bench_run_row(&cfg, &rows[i], results[i]);
+        ran[i] = 1;
+    }
+
+    /* ---- the report ---- */
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *f = open_memstream(&report, &report_len);
+    char date[64], machine[256];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    machine_name(machine, sizeof machine);
+    fprintf(f, "# C benchmark: mpk vs msgpack-c vs %s\n\n", bench_json_version());
+    fprintf(f, "- date: %s\n- machine: %s\n- compiler: gcc %s, flags `%s`\n", date, machine, __VERSION__, BENCH_FLAGS);
+#ifdef BENCH_HAVE_MPK
+    fprintf(f, "- mpk: %s (this repository)\n", mpk_version());
+#else
+    fprintf(f, "- mpk: not built (c/include/mpk.h missing), its columns are empty\n");
+#endif
+    fprintf(f, "- msgpack-c: %s (C API, header version)\n- JSON: %s\n", MSGPACK_VERSION, bench_json_version());
+    for (int i = 0; i < opt.env_count; i++) fprintf(f, "- %s\n", opt.env[i]);
+    fprintf(f, "- medians of %d rounds; in each round every library does the row's ops, in rotating order; "
+               "small ops repeat within a sample until it lasts %.0f ms\n",
+            cfg.rounds, cfg.min_sample_seconds * 1e3);
+    fprintf(f, "- MB/s is each library's own encoded bytes (MessagePack or JSON) per second; "
+               "× is the peer's median time over mpk's (above 1: mpk is faster)\n\n");
+    fprintf(f, "| row | op | bytes mpk / msgpack-c / JSON | mpk MB/s | msgpack-c MB/s | JSON MB/s | mpk ns/item "
+               "| × msgpack-c | × JSON |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n");
+    for (int i = 0; i < row_count; i++) {
+        if (!ran[i]) continue;
+        bench_op ops[4];
+        int n = bench_row_ops(&rows[i], ops);
+        for (int o = 0; o < n; o++) print_row(f, &cfg, &rows[i], ops[o], &results[i][o], mpk, msgpackc, json);
+    }
+    fprintf(f, "\nRows and checks: every decode is checked (message count, node count, sum of ints, sum of str/bin "
+               "lengths) against the expected values, and the two MessagePack libraries must write identical bytes. "
+               "JSON has no binary type, so its 8 KiB bins are 8192-byte strings. JSON has no streaming parser here: "
+               "both unpack rows of a stream use RapidJSON parsing one document after another from the whole buffer.\n");
+    if (corpus_note[0])
+        fprintf(f, "\nCorpus rows skipped: %s not found in %s.\n", corpus_note, data_dir);
+    if (mpk >= 0 && ran[1] && ran[2]) {
+        fprintf(f, "\nZero-copy strings: unpack time per string, lengths 0..%u vs %u× longer:", string_count - 1,
+                string_scale);
+        for (int s = 0; s < cfg.side_count; s++)
+            fprintf(f, " %s %.1f ns vs %.1f ns%s", cfg.sides[s]->name,
+                    results[1][1].seconds[s] / string_count * 1e9, results[2][1].seconds[s] / string_count * 1e9,
+                    s + 1 < cfg.side_count ? ";" : ".\n");
+    }
+    if (mpk >= 0 && msgpackc >= 0) {
+        fprintf(f, "\nBar (pack and unpack ≥ 1.5× msgpack-c on every row):");
+        int missed = 0;
+        for (int i = 0; i < row_count; i++) {
+            if (!ran[i]) continue;
+            bench_op ops[4];
+            int n = bench_row_ops(&rows[i], ops);
+            for (int o = 0; o < n; o++) {
+                double x = results[i][o].seconds[msgpackc] / results[i][o].seconds[mpk];
+                if (x < 1.5) fprintf(f, "%s %s %s (%.2f×)", missed++ ? ";" : " missed on", rows[i].label,
+                                     bench_op_name(ops[o]), x);
+            }
+        }
+        fprintf(f, "%s\n", missed ? "." : " met.");
+    }
+    fclose(f);
+    fputs(report, stdout);
+    if (opt.out_path) {
+        FILE *out = fopen(opt.out_path, "w");
+        if (!out || fwrite(report, 1, report_len, out) != report_len || fclose(out) != 0) {
+            fprintf(stderr, "bench: cannot write %s\n", opt.out_path);
+            return 1;
+        }
+    }
+    free(report);
+    free(chars1);
+    free(chars8);
+    free(lengths1);
+    free(lengths8);
+    return 0;
+}

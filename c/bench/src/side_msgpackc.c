@@ -1,0 +1,204 @@
+/* msgpack-c (Debian libmsgpack-dev, the C API) as a bench side.
+ *
+ * Its fastest documented paths: the inline packer over an sbuffer; msgpack_unpack into one
+ * caller-owned zone for a whole buffer (so the one-shot stream reuses one zone, cleared per
+ * message, rather than msgpack_unpack_next's zone per message); msgpack_unpacker fed in chunks
+ * for the streaming mode. Strings and bins point into the input (msgpack-c is zero-copy there). */
+#include "side.h"
+
+#include <msgpack.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct msgpackc_dom {
+    msgpack_zone zone;
+    msgpack_object root;
+} msgpackc_dom;
+
+static void hand_over(msgpack_sbuffer *sbuf, bench_buf *out)
+{
+    out->data = sbuf->data;
+    out->len = sbuf->size;
+    sbuf->data = NULL;
+}
+
+static int pack_ints(uint32_t count, bench_buf *out)
+{
+    msgpack_sbuffer sbuf;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    int rc = msgpack_pack_array(&pk, count);
+    for (uint32_t i = 0; i < count; i++) rc |= msgpack_pack_int64(&pk, i);
+    hand_over(&sbuf, out);
+    return rc;
+}
+
+static int pack_strings(const bench_strings *s, bench_buf *out)
+{
+    msgpack_sbuffer sbuf;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    int rc = msgpack_pack_array(&pk, s->count);
+    for (uint32_t i = 0; i < s->count; i++) {
+        rc |= msgpack_pack_str(&pk, s->lengths[i]);
+        rc |= msgpack_pack_str_body(&pk, s->chars, s->lengths[i]);
+    }
+    hand_over(&sbuf, out);
+    return rc;
+}
+
+static int pack_bin(msgpack_packer *pk)
+{
+    return msgpack_pack_bin(pk, BENCH_BIN_SIZE) | msgpack_pack_bin_body(pk, bench_bin_payload, BENCH_BIN_SIZE);
+}
+
+static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
+{
+    msgpack_sbuffer sbuf;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    int rc = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        switch (message) {
+        case MSG_PAIR_POSITIVE:
+            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, 1) | msgpack_pack_int64(&pk, 2);
+            break;
+        case MSG_PAIR_NEGATIVE:
+            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, -1) | msgpack_pack_int64(&pk, -2);
+            break;
+        case MSG_BIN:
+            rc |= pack_bin(&pk);
+            break;
+        case MSG_NESTED:
+            rc |= msgpack_pack_array(&pk, 3);
+            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, 1) | msgpack_pack_int64(&pk, 2);
+            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, -1) | msgpack_pack_int64(&pk, -2);
+            rc |= pack_bin(&pk);
+            break;
+        }
+    }
+    hand_over(&sbuf, out);
+    return rc;
+}
+
+static void walk(const msgpack_object *o, bench_check *c)
+{
+    c->nodes++;
+    switch (o->type) {
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: c->int_sum += o->via.u64; break;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: c->int_sum += (uint64_t)o->via.i64; break;
+    case MSGPACK_OBJECT_STR: c->byte_sum += o->via.str.size; break;
+    case MSGPACK_OBJECT_BIN: c->byte_sum += o->via.bin.size; break;
+    case MSGPACK_OBJECT_ARRAY:
+        for (uint32_t i = 0; i < o->via.array.size; i++) walk(&o->via.array.ptr[i], c);
+        break;
+    case MSGPACK_OBJECT_MAP:
+        for (uint32_t i = 0; i < o->via.map.size; i++) {
+            walk(&o->via.map.ptr[i].key, c);
+            walk(&o->via.map.ptr[i].val, c);
+        }
+        break;
+    default: break;
+    }
+}
+
+static void *dom_decode(const bench_buf *in)
+{
+    msgpackc_dom *dom = malloc(sizeof *dom);
+    if (!dom || !msgpack_zone_init(&dom->zone, MSGPACK_ZONE_CHUNK_SIZE)) {
+        free(dom);
+        return NULL;
+    }
+    size_t off = 0;
+    if (msgpack_unpack(in->data, in->len, &off, &dom->zone, &dom->root) != MSGPACK_UNPACK_SUCCESS) {
+        msgpack_zone_destroy(&dom->zone);
+        free(dom);
+        return NULL;
+    }
+    return dom;
+}
+
+static void dom_check(const void *dom, bench_check *c)
+{
+    c->messages++;
+    walk(&((const msgpackc_dom *)dom)->root, c);
+}
+
+static int dom_encode(const void *dom, bench_buf *out)
+{
+    msgpack_sbuffer sbuf;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    int rc = msgpack_pack_object(&pk, ((const msgpackc_dom *)dom)->root);
+    hand_over(&sbuf, out);
+    return rc;
+}
+
+static void dom_free(void *dom)
+{
+    msgpack_zone_destroy(&((msgpackc_dom *)dom)->zone);
+    free(dom);
+}
+
+static int unpack_oneshot(const bench_buf *in, bench_check *c)
+{
+    msgpack_zone zone;
+    if (!msgpack_zone_init(&zone, MSGPACK_ZONE_CHUNK_SIZE)) return -1;
+    size_t off = 0;
+    int rc = 0;
+    while (off < in->len) {
+        msgpack_object o;
+        msgpack_unpack_return r = msgpack_unpack(in->data, in->len, &off, &zone, &o);
+        if (r != MSGPACK_UNPACK_SUCCESS && r != MSGPACK_UNPACK_EXTRA_BYTES) {
+            rc = -1;
+            break;
+        }
+        c->messages++;
+        walk(&o, c);
+        msgpack_zone_clear(&zone);
+    }
+    msgpack_zone_destroy(&zone);
+    return rc;
+}
+
+static int unpack_stream(const bench_buf *in, bench_check *c)
+{
+    msgpack_unpacker unpacker;
+    msgpack_unpacked result;
+    if (!msgpack_unpacker_init(&unpacker, BENCH_CHUNK)) return -1;
+    msgpack_unpacked_init(&result);
+    int rc = 0;
+    for (size_t fed = 0; fed < in->len && rc == 0;) {
+        size_t n = in->len - fed < BENCH_CHUNK ? in->len - fed : BENCH_CHUNK;
+        if (!msgpack_unpacker_reserve_buffer(&unpacker, n)) {
+            rc = -1;
+            break;
+        }
+        memcpy(msgpack_unpacker_buffer(&unpacker), in->data + fed, n);
+        msgpack_unpacker_buffer_consumed(&unpacker, n);
+        fed += n;
+        msgpack_unpack_return r;
+        while ((r = msgpack_unpacker_next(&unpacker, &result)) == MSGPACK_UNPACK_SUCCESS) {
+            c->messages++;
+            walk(&result.data, c);
+        }
+        if (r != MSGPACK_UNPACK_CONTINUE) rc = -1;
+    }
+    msgpack_unpacked_destroy(&result);
+    msgpack_unpacker_destroy(&unpacker);
+    return rc;
+}
+
+static int unpack_messages(const bench_buf *in, bench_unpack_mode mode, bench_check *c)
+{
+    return mode == UNPACK_STREAM ? unpack_stream(in, c) : unpack_oneshot(in, c);
+}
+
+const bench_side bench_side_msgpackc = {
+    "msgpack-c", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
+    unpack_messages,
+};
