@@ -1,0 +1,121 @@
+/* mpk/reader.h — the pull reader: one contiguous buffer in, one tag at a time out.
+ *
+ * A tag is a value's type plus its scalar value, or its length (str/bin/ext, with a zero-copy
+ * pointer to the payload) or its count (array/map, whose elements follow as further tags).
+ * The reader tracks open containers, so it enforces the depth limit and knows when one value is
+ * complete. Every check of spec/README.md runs in its order, with its offsets.
+ *
+ * Errors are sticky: after the first, every call returns 0 and mpk_reader_error() tells the kind
+ * and the byte offset from the start of the buffer. Payload pointers point into the caller's buffer
+ * and live as long as it does. Do not copy an initialised mpk_reader by value. */
+#ifndef MPK_READER_H
+#define MPK_READER_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One token. */
+typedef struct mpk_tag {
+    mpk_type type;
+    int8_t ext_type;       /**< MPK_EXT: the ext type (never -1: that is MPK_TIMESTAMP) */
+    uint32_t len;          /**< str/bin/ext: payload bytes; array: elements; map: pairs */
+    const uint8_t *data;   /**< str/bin/ext: the payload, inside the input (zero-copy) */
+    union {
+        int b;             /**< MPK_BOOL */
+        uint64_t u;        /**< MPK_UINT */
+        int64_t i;         /**< MPK_INT (always negative) */
+        float f32;         /**< MPK_FLOAT32 */
+        double f64;        /**< MPK_FLOAT64 */
+        mpk_timestamp ts;  /**< MPK_TIMESTAMP */
+    } v;
+} mpk_tag;
+
+#define MPK__READER_SMALL_STACK 16
+
+typedef struct mpk_reader {
+    const uint8_t *pos;    /* next byte */
+    const uint8_t *end;    /* end of input; pulled to pos on error */
+    const uint8_t *start;  /* start of input (offsets count from here) */
+    uint64_t remaining;    /* values still owed by the innermost open container */
+    uint32_t depth;        /* open containers */
+    unsigned flags;        /* MPK_FLAG_STRICT_UTF8 */
+    mpk_limits limits;
+    mpk_error error;
+    uint64_t *big_stack;   /* saved `remaining` of outer containers once deeper than the small one */
+    uint32_t big_cap;
+    uint64_t small_stack[MPK__READER_SMALL_STACK];
+} mpk_reader;
+
+/** Reads `len` bytes at `data` with the default limits and no flags. Allocates nothing until a
+ *  value nests deeper than 16 (then a stack bounded by the depth limit and the input length). */
+void mpk_reader_init(mpk_reader *r, const void *data, size_t len);
+/** Changes the limits (NULL: the defaults). Call before reading. */
+void mpk_reader_set_limits(mpk_reader *r, const mpk_limits *limits);
+/** Sets flags (MPK_FLAG_STRICT_UTF8). */
+void mpk_reader_set_flags(mpk_reader *r, unsigned flags);
+/** Frees the deep-nesting stack, if any. */
+void mpk_reader_destroy(mpk_reader *r);
+
+/** The first error ({MPK_OK, 0} while fine). */
+MPK__INLINE mpk_error mpk_reader_error(const mpk_reader *r) { return r->error; }
+/** Byte offset of the next token. */
+MPK__INLINE size_t mpk_reader_offset(const mpk_reader *r) { return (size_t)(r->pos - r->start); }
+/** Open containers around the next token (0 at top level). */
+MPK__INLINE uint32_t mpk_reader_depth(const mpk_reader *r) { return r->depth; }
+/** Sets the sticky error at `offset` (if none is set yet). */
+void mpk_reader_flag_error(mpk_reader *r, mpk_error_kind kind, size_t offset);
+
+/** Ends one-shot decoding: MPK_ERR_TRUNCATED at the input length if a container still owes
+ *  values, MPK_ERR_TRAILING_BYTES at the first unread byte if bytes remain. Returns the error. */
+mpk_error mpk_reader_finish(mpk_reader *r);
+
+/* Private slow path and container bookkeeping. */
+int mpk__reader_next_slow(mpk_reader *r, mpk_tag *tag);
+void mpk__reader_close(mpk_reader *r);
+
+/** Reads the next tag into *tag. Returns 1, or 0 on error (then see mpk_reader_error()). Positive
+ *  and negative fixints are decoded inline; everything else goes out of line. */
+MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
+    if (MPK__LIKELY(r->pos < r->end)) {
+        uint8_t b = *r->pos;
+        if (b < 0x80) {
+            tag->type = MPK_UINT;
+            tag->v.u = b;
+        } else if (b >= 0xe0) {
+            tag->type = MPK_INT;
+            tag->v.i = (int8_t)b;
+        } else {
+            return mpk__reader_next_slow(r, tag);
+        }
+        r->pos++;
+        if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+        return 1;
+    }
+    return mpk__reader_next_slow(r, tag);
+}
+
+/** Skips one whole value (a container with everything in it) without building anything, and
+ *  without recursion. Returns 1, or 0 on error. */
+int mpk_reader_skip(mpk_reader *r);
+
+/* Expect-calls: read the next tag and require a type; another type is MPK_ERR_TYPE at its head. */
+/** An array head; *count = elements. */
+int mpk_read_array(mpk_reader *r, uint32_t *count);
+/** A map head; *count = pairs. */
+int mpk_read_map(mpk_reader *r, uint32_t *count);
+/** A non-negative integer. */
+int mpk_read_uint(mpk_reader *r, uint64_t *value);
+/** An integer that fits int64. */
+int mpk_read_int(mpk_reader *r, int64_t *value);
+/** A str: *data points into the input (not NUL-terminated). */
+int mpk_read_str(mpk_reader *r, const char **data, uint32_t *len);
+/** A bin: *data points into the input. */
+int mpk_read_bin(mpk_reader *r, const uint8_t **data, uint32_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,268 @@
+/* mpk/writer.h — the writer: values in, MessagePack bytes out, always in shortest form.
+ *
+ * Four outputs: a growable heap buffer, a caller's fixed buffer, a flush callback (file, socket),
+ * and reference chunks (large str/bin bodies kept by pointer, for writev).
+ *
+ * Errors are sticky: the first one is kept, every later call does nothing, and the caller checks
+ * once with mpk_writer_finish() (or mpk_writer_error()). A writer is not thread-safe; distinct
+ * writers are independent. Do not copy an initialised mpk_writer by value. */
+#ifndef MPK_WRITER_H
+#define MPK_WRITER_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Receives `len` bytes to send on; returns 0 on success, anything else is MPK_ERR_IO. The bytes
+ *  are only valid during the call. */
+typedef int (*mpk_flush_fn)(void *ctx, const void *data, size_t len);
+
+/** One piece of reference-chunk output: `len` bytes at `data`. Same members, in the same order, as
+ *  POSIX struct iovec (base, then length), so filling an iovec array is a plain loop. */
+typedef struct mpk_chunk {
+    const void *data;
+    size_t len;
+} mpk_chunk;
+
+/** Private: one referenced body in chunk mode, placed after `at` bytes of the writer's buffer. */
+typedef struct mpk__writer_ref {
+    size_t at;
+    const void *data;
+    size_t len;
+} mpk__writer_ref;
+
+typedef struct mpk_writer {
+    uint8_t *pos;          /* next byte to write */
+    uint8_t *end;          /* end of the space; set to pos on error so every fast path goes slow */
+    uint8_t *buf;          /* start of the buffer */
+    uint8_t *cap_end;      /* real end of the buffer (end may be pulled in on error) */
+    int mode;              /* private: growable, fixed, flush or chunks */
+    int owns_buf;          /* private: buf was malloc'd by the writer */
+    mpk_error_kind error;  /* first error, MPK_OK while fine */
+    mpk_flush_fn flush;
+    void *flush_ctx;
+    uint64_t flushed;      /* bytes already handed to the flush callback */
+    size_t ref_threshold;  /* chunk mode: bodies of at least this many bytes are referenced */
+    mpk__writer_ref *refs;
+    size_t nrefs, refs_cap;
+    mpk_chunk *chunks;
+    size_t nchunks;
+} mpk_writer;
+
+/* ------------------------------------------------------------------------------------------------
+ * Lifecycle (Public)
+ * ----------------------------------------------------------------------------------------------*/
+
+/** Growable heap output starting at `initial_capacity` bytes (0 picks a default). Read the result
+ *  with mpk_writer_data()/mpk_writer_size() or take it with mpk_writer_release(). */
+void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity);
+
+/** Output into the caller's `buf` of `cap` bytes; running out is MPK_ERR_BUFFER_FULL. The writer
+ *  never frees `buf`. */
+void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap);
+
+/** Buffered output through `fn(ctx, data, len)`, called whenever the buffer fills and by
+ *  mpk_writer_finish(). `buf`/`cap` is the staging buffer; with buf == NULL the writer mallocs `cap`
+ *  bytes (0 picks 64 KiB). Bodies larger than the staging buffer go straight to `fn`, uncopied. */
+void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx);
+
+/** Reference-chunk output: like growable, but a str/bin body of at least `ref_threshold` bytes
+ *  (0 picks 1024) is not copied: the writer keeps its pointer, and the caller must keep that memory
+ *  alive and unchanged until it has sent the chunks. Get them with mpk_writer_chunks(). */
+void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
+
+/** Ends the output: flush mode sends what is buffered. Returns the first error, or MPK_OK. The
+ *  writer may be reset or destroyed afterwards. */
+mpk_error_kind mpk_writer_finish(mpk_writer *w);
+
+/** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer. */
+void mpk_writer_destroy(mpk_writer *w);
+
+/** Empties the output and clears the error, keeping the buffer for reuse (one allocation for many
+ *  messages). Flush mode: unflushed bytes are dropped. */
+void mpk_writer_reset(mpk_writer *w);
+
+/** The first error, or MPK_OK. */
+MPK__INLINE mpk_error_kind mpk_writer_error(const mpk_writer *w) { return w->error; }
+
+/** Sets the sticky error (if none is set yet): later calls do nothing. */
+void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind);
+
+/** Bytes in the writer's buffer (growable/fixed: the whole output; flush: not yet flushed; chunks:
+ *  only the copied bytes). Valid until the next write. */
+MPK__INLINE const uint8_t *mpk_writer_data(const mpk_writer *w) { return w->buf; }
+MPK__INLINE size_t mpk_writer_size(const mpk_writer *w) { return (size_t)(w->pos - w->buf); }
+
+/** Growable mode: hands the buffer to the caller (free it with free()) and empties the writer.
+ *  Returns NULL on error or in another mode. */
+uint8_t *mpk_writer_release(mpk_writer *w, size_t *size);
+
+/** Chunk mode, after mpk_writer_finish(): the output as `*count` pieces in order, pointing into the
+ *  writer's buffer or at the referenced bodies. Valid until the next write, reset or destroy.
+ *  Returns 0 on error. */
+int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count);
+
+/** Flush callbacks for a stdio FILE* (ctx) and a POSIX file descriptor (ctx = (void*)(intptr_t)fd;
+ *  retries short writes and EINTR). */
+int mpk_flush_file(void *ctx, const void *data, size_t len);
+int mpk_flush_fd(void *ctx, const void *data, size_t len);
+
+/* ------------------------------------------------------------------------------------------------
+ * Private slow paths
+ * ----------------------------------------------------------------------------------------------*/
+/* Makes room for n contiguous bytes (grow, flush) or sets the error; 1 if the room is there. */
+int mpk__writer_make_room(mpk_writer *w, size_t n);
+void mpk__write_body(mpk_writer *w, const void *data, size_t len);
+void mpk__write_str_slow(mpk_writer *w, const void *data, size_t len);
+
+MPK__INLINE int mpk__writer_room(mpk_writer *w, size_t n) {
+    if (MPK__LIKELY((size_t)(w->end - w->pos) >= n)) return 1;
+    return mpk__writer_make_room(w, n);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Values (Public). Each checks capacity once and stores big-endian fields in place.
+ * ----------------------------------------------------------------------------------------------*/
+
+MPK__INLINE void mpk_write_nil(mpk_writer *w) {
+    if (!mpk__writer_room(w, 1)) return;
+    *w->pos++ = 0xc0;
+}
+
+MPK__INLINE void mpk_write_bool(mpk_writer *w, int value) {
+    if (!mpk__writer_room(w, 1)) return;
+    *w->pos++ = value ? 0xc3 : 0xc2;
+}
+
+/** Any non-negative integer, in the shortest of positive fixint, uint 8/16/32/64. */
+MPK__INLINE void mpk_write_uint(mpk_writer *w, uint64_t v) {
+    if (v < 0x80) {
+        if (!mpk__writer_room(w, 1)) return;
+        *w->pos++ = (uint8_t)v;
+    } else if (v <= 0xff) {
+        if (!mpk__writer_room(w, 2)) return;
+        w->pos[0] = 0xcc; w->pos[1] = (uint8_t)v; w->pos += 2;
+    } else if (v <= 0xffff) {
+        if (!mpk__writer_room(w, 3)) return;
+        w->pos[0] = 0xcd; mpk__store16(w->pos + 1, (uint16_t)v); w->pos += 3;
+    } else if (v <= 0xffffffffu) {
+        if (!mpk__writer_room(w, 5)) return;
+        w->pos[0] = 0xce; mpk__store32(w->pos + 1, (uint32_t)v); w->pos += 5;
+    } else {
+        if (!mpk__writer_room(w, 9)) return;
+        w->pos[0] = 0xcf; mpk__store64(w->pos + 1, v); w->pos += 9;
+    }
+}
+
+/** Any integer: a non-negative one as mpk_write_uint, a negative one in the shortest of negative
+ *  fixint, int 8/16/32/64. */
+MPK__INLINE void mpk_write_int(mpk_writer *w, int64_t v) {
+    if (v >= 0) {
+        mpk_write_uint(w, (uint64_t)v);
+    } else if (v >= -32) {
+        if (!mpk__writer_room(w, 1)) return;
+        *w->pos++ = (uint8_t)(int8_t)v;
+    } else if (v >= -128) {
+        if (!mpk__writer_room(w, 2)) return;
+        w->pos[0] = 0xd0; w->pos[1] = (uint8_t)(int8_t)v; w->pos += 2;
+    } else if (v >= -32768) {
+        if (!mpk__writer_room(w, 3)) return;
+        w->pos[0] = 0xd1; mpk__store16(w->pos + 1, (uint16_t)(int16_t)v); w->pos += 3;
+    } else if (v >= -2147483647 - 1) {
+        if (!mpk__writer_room(w, 5)) return;
+        w->pos[0] = 0xd2; mpk__store32(w->pos + 1, (uint32_t)(int32_t)v); w->pos += 5;
+    } else {
+        if (!mpk__writer_room(w, 9)) return;
+        w->pos[0] = 0xd3; mpk__store64(w->pos + 1, (uint64_t)v); w->pos += 9;
+    }
+}
+
+/** float 32, exactly as given (never widened). */
+MPK__INLINE void mpk_write_float32(mpk_writer *w, float v) {
+    uint32_t bits;
+    if (!mpk__writer_room(w, 5)) return;
+    memcpy(&bits, &v, 4);
+    w->pos[0] = 0xca; mpk__store32(w->pos + 1, bits); w->pos += 5;
+}
+
+/** float 64, exactly as given (never narrowed). */
+MPK__INLINE void mpk_write_float64(mpk_writer *w, double v) {
+    uint64_t bits;
+    if (!mpk__writer_room(w, 9)) return;
+    memcpy(&bits, &v, 8);
+    w->pos[0] = 0xcb; mpk__store64(w->pos + 1, bits); w->pos += 9;
+}
+
+/** Array head of `count` elements (fixarray, array 16, array 32); the elements follow. */
+MPK__INLINE void mpk_write_array(mpk_writer *w, uint32_t count) {
+    if (count <= 15) {
+        if (!mpk__writer_room(w, 1)) return;
+        *w->pos++ = (uint8_t)(0x90 | count);
+    } else if (count <= 0xffff) {
+        if (!mpk__writer_room(w, 3)) return;
+        w->pos[0] = 0xdc; mpk__store16(w->pos + 1, (uint16_t)count); w->pos += 3;
+    } else {
+        if (!mpk__writer_room(w, 5)) return;
+        w->pos[0] = 0xdd; mpk__store32(w->pos + 1, count); w->pos += 5;
+    }
+}
+
+/** Map head of `count` key/value pairs (fixmap, map 16, map 32); 2*count values follow. */
+MPK__INLINE void mpk_write_map(mpk_writer *w, uint32_t count) {
+    if (count <= 15) {
+        if (!mpk__writer_room(w, 1)) return;
+        *w->pos++ = (uint8_t)(0x80 | count);
+    } else if (count <= 0xffff) {
+        if (!mpk__writer_room(w, 3)) return;
+        w->pos[0] = 0xde; mpk__store16(w->pos + 1, (uint16_t)count); w->pos += 3;
+    } else {
+        if (!mpk__writer_room(w, 5)) return;
+        w->pos[0] = 0xdf; mpk__store32(w->pos + 1, count); w->pos += 5;
+    }
+}
+
+/** str of `len` bytes (written as given; not checked for UTF-8). len > 2^32-1 is
+ *  MPK_ERR_INVALID_ARGUMENT. */
+MPK__INLINE void mpk_write_str(mpk_writer *w, const void *data, size_t len) {
+    if (len <= 31 && (size_t)(w->end - w->pos) > len) {
+        *w->pos = (uint8_t)(0xa0 | len);
+        memcpy(w->pos + 1, data, len);
+        w->pos += 1 + len;
+        return;
+    }
+    mpk__write_str_slow(w, data, len);
+}
+
+/** NUL-terminated str. */
+MPK__INLINE void mpk_write_cstr(mpk_writer *w, const char *s) { mpk_write_str(w, s, strlen(s)); }
+
+/** str head only (fixstr, str 8/16/32); then write exactly `len` bytes with mpk_write_bytes(). */
+void mpk_write_str_head(mpk_writer *w, uint32_t len);
+/** bin of `len` bytes (bin 8/16/32). */
+void mpk_write_bin(mpk_writer *w, const void *data, size_t len);
+/** bin head only; then `len` bytes with mpk_write_bytes(). */
+void mpk_write_bin_head(mpk_writer *w, uint32_t len);
+/** ext of `type` (-128..127) with a `len`-byte payload (fixext 1/2/4/8/16, ext 8/16/32). Type -1
+ *  is the timestamp type: prefer mpk_write_timestamp(). */
+void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len);
+/** ext head only; then `len` payload bytes with mpk_write_bytes(). */
+void mpk_write_ext_head(mpk_writer *w, int8_t type, uint32_t len);
+/** Timestamp in its shortest form (32, 64 or 96 bit); nsec > 999999999 is MPK_ERR_INVALID_ARGUMENT. */
+void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec);
+/** Raw bytes, unframed: bodies after a *_head call, or already-encoded MessagePack. In chunk mode
+ *  bodies of at least ref_threshold bytes are referenced, not copied. */
+MPK__INLINE void mpk_write_bytes(mpk_writer *w, const void *data, size_t len) {
+    if (len < 64 && (size_t)(w->end - w->pos) >= len) {
+        memcpy(w->pos, data, len);
+        w->pos += len;
+        return;
+    }
+    mpk__write_body(w, data, len);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,389 @@
+/* writer.c — the writer's slow paths: growing, flushing, referencing bodies, heads, timestamps. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "mpk/writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <errno.h>
+#include <unistd.h>
+#define MPK__HAVE_FD 1
+#endif
+
+enum { MODE_GROWABLE, MODE_FIXED, MODE_FLUSH, MODE_CHUNKS };
+
+/* The flush buffer must hold the longest head or fixed-size value (15 bytes: timestamp 96). */
+#define MIN_FLUSH_CAP 64
+#define DEFAULT_FLUSH_CAP (64 * 1024)
+#define DEFAULT_GROWABLE_CAP 256
+#define DEFAULT_REF_THRESHOLD 1024
+
+/* ================================================================================================
+ * Lifecycle (Public)
+ * ==============================================================================================*/
+
+static void set_buffer(mpk_writer *w, uint8_t *buf, size_t cap) {
+    w->buf = w->pos = buf;
+    w->end = w->cap_end = buf + cap;
+}
+
+void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity) {
+    memset(w, 0, sizeof *w);
+    w->mode = MODE_GROWABLE;
+    if (initial_capacity == 0) initial_capacity = DEFAULT_GROWABLE_CAP;
+    uint8_t *buf = (uint8_t *)malloc(initial_capacity);
+    if (!buf) {
+        w->error = MPK_ERR_NO_MEMORY;
+        return;
+    }
+    w->owns_buf = 1;
+    set_buffer(w, buf, initial_capacity);
+}
+
+void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap) {
+    memset(w, 0, sizeof *w);
+    w->mode = MODE_FIXED;
+    set_buffer(w, (uint8_t *)buf, buf ? cap : 0);
+}
+
+void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx) {
+    memset(w, 0, sizeof *w);
+    w->mode = MODE_FLUSH;
+    w->flush = fn;
+    w->flush_ctx = ctx;
+    if (!fn || (buf && cap < MIN_FLUSH_CAP)) {
+        w->error = MPK_ERR_INVALID_ARGUMENT;
+        return;
+    }
+    if (!buf) {
+        if (cap < MIN_FLUSH_CAP) cap = cap ? MIN_FLUSH_CAP : DEFAULT_FLUSH_CAP;
+        buf = malloc(cap);
+        if (!buf) {
+            w->error = MPK_ERR_NO_MEMORY;
+            return;
+        }
+        w->owns_buf = 1;
+    }
+    set_buffer(w, (uint8_t *)buf, cap);
+}
+
+void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold) {
+    mpk_writer_init_growable(w, 0);
+    w->mode = MODE_CHUNKS;
+    w->ref_threshold = ref_threshold ? ref_threshold : DEFAULT_REF_THRESHOLD;
+}
+
+void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind) {
+    if (w->error == MPK_OK) w->error = kind;
+    w->end = w->pos; /* every fast path now fails its room check and lands in the slow path */
+}
+
+static int do_flush(mpk_writer *w, const void *data, size_t len) {
+    if (len == 0) return 1;
+    if (w->flush(w->flush_ctx, data, len) != 0) {
+        mpk_writer_flag_error(w, MPK_ERR_IO);
+        return 0;
+    }
+    w->flushed += len;
+    return 1;
+}
+
+mpk_error_kind mpk_writer_finish(mpk_writer *w) {
+    if (w->error == MPK_OK && w->mode == MODE_FLUSH) {
+        if (do_flush(w, w->buf, (size_t)(w->pos - w->buf))) w->pos = w->buf;
+    }
+    return w->error;
+}
+
+void mpk_writer_destroy(mpk_writer *w) {
+    if (w->owns_buf) free(w->buf);
+    free(w->refs);
+    free(w->chunks);
+    memset(w, 0, sizeof *w);
+}
+
+void mpk_writer_reset(mpk_writer *w) {
+    w->pos = w->buf;
+    w->end = w->cap_end;
+    w->error = w->buf || w->mode == MODE_FIXED ? MPK_OK : MPK_ERR_NO_MEMORY;
+    if (w->mode == MODE_FLUSH && !w->flush) w->error = MPK_ERR_INVALID_ARGUMENT;
+    w->flushed = 0;
+    w->nrefs = 0;
+    w->nchunks = 0;
+}
+
+uint8_t *mpk_writer_release(mpk_writer *w, size_t *size) {
+    if (w->mode != MODE_GROWABLE || w->error != MPK_OK) {
+        if (size) *size = 0;
+        return NULL;
+    }
+    uint8_t *buf = w->buf;
+    if (size) *size = (size_t)(w->pos - w->buf);
+    w->buf = w->pos = w->end = w->cap_end = NULL;
+    w->owns_buf = 0;
+    w->error = MPK_ERR_NO_MEMORY; /* until reset with a new buffer: there is none */
+    return buf;
+}
+
+int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count) {
+    *chunks = NULL;
+    *count = 0;
+    if (w->error != MPK_OK || w->mode != MODE_CHUNKS) return 0;
+    size_t need = 2 * w->nrefs + 1;
+    mpk_chunk *out = (mpk_chunk *)realloc(w->chunks, need * sizeof *out);
+    if (!out) {
+        mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+        return 0;
+    }
+    w->chunks = out;
+    size_t n = 0, at = 0, size = (size_t)(w->pos - w->buf);
+    for (size_t i = 0; i < w->nrefs; i++) {
+        const mpk__writer_ref *ref = &w->refs[i];
+        if (ref->at > at) {
+            out[n].data = w->buf + at;
+            out[n++].len = ref->at - at;
+            at = ref->at;
+        }
+        out[n].data = ref->data;
+        out[n++].len = ref->len;
+    }
+    if (size > at) {
+        out[n].data = w->buf + at;
+        out[n++].len = size - at;
+    }
+    w->nchunks = n;
+    *chunks = out;
+    *count = n;
+    return 1;
+}
+
+/* ================================================================================================
+ * Flush callbacks (Public)
+ * ==============================================================================================*/
+
+int mpk_flush_file(void *ctx, const void *data, size_t len) {
+    return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : -1;
+}
+
+int mpk_flush_fd(void *ctx, const void *data, size_t len) {
+#ifdef MPK__HAVE_FD
+    int fd = (int)(intptr_t)ctx;
+    const uint8_t *p = (const uint8_t *)data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+#else
+    (void)ctx; (void)data; (void)len;
+    return -1;
+#endif
+}
+
+/* ================================================================================================
+ * Slow paths (Private)
+ * ==============================================================================================*/
+
+static int grow(mpk_writer *w, size_t n) {
+    size_t used = (size_t)(w->pos - w->buf);
+    size_t cap = (size_t)(w->cap_end - w->buf);
+    if (n > SIZE_MAX - used) {
+        mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+        return 0;
+    }
+    size_t want = used + n;
+    size_t new_cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+    if (new_cap < want) new_cap = want;
+    if (new_cap < DEFAULT_GROWABLE_CAP) new_cap = DEFAULT_GROWABLE_CAP;
+    uint8_t *buf = (uint8_t *)realloc(w->buf, new_cap);
+    if (!buf) {
+        mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+        return 0;
+    }
+    w->buf = buf;
+    w->pos = buf + used;
+    w->end = w->cap_end = buf + new_cap;
+    return 1;
+}
+
+MPK__NOINLINE int mpk__writer_make_room(mpk_writer *w, size_t n) {
+    if (w->error != MPK_OK) {
+        w->end = w->pos;
+        return 0;
+    }
+    switch (w->mode) {
+    case MODE_GROWABLE:
+    case MODE_CHUNKS:
+        return grow(w, n);
+    case MODE_FLUSH:
+        if (!do_flush(w, w->buf, (size_t)(w->pos - w->buf))) return 0;
+        w->pos = w->buf;
+        if ((size_t)(w->end - w->pos) >= n) return 1;
+        mpk_writer_flag_error(w, MPK_ERR_BUFFER_FULL);
+        return 0;
+    default:
+        mpk_writer_flag_error(w, MPK_ERR_BUFFER_FULL);
+        return 0;
+    }
+}
+
+static int add_ref(mpk_writer *w, const void *data, size_t len) {
+    if (w->nrefs == w->refs_cap) {
+        size_t cap = w->refs_cap ? w->refs_cap * 2 : 16;
+        mpk__writer_ref *refs = (mpk__writer_ref *)realloc(w->refs, cap * sizeof *refs);
+        if (!refs) {
+            mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+            return 0;
+        }
+        w->refs = refs;
+        w->refs_cap = cap;
+    }
+    mpk__writer_ref *ref = &w->refs[w->nrefs++];
+    ref->at = (size_t)(w->pos - w->buf);
+    ref->data = data;
+    ref->len = len;
+    return 1;
+}
+
+MPK__NOINLINE void mpk__write_body(mpk_writer *w, const void *data, size_t len) {
+    if (w->error != MPK_OK || len == 0) return;
+    if (w->mode == MODE_CHUNKS && len >= w->ref_threshold) {
+        add_ref(w, data, len);
+        return;
+    }
+    if (w->mode == MODE_FLUSH && (size_t)(w->end - w->pos) < len) {
+        /* Too big for what is left: flush, then send a body the buffer cannot hold as it is. */
+        if (!do_flush(w, w->buf, (size_t)(w->pos - w->buf))) return;
+        w->pos = w->buf;
+        if ((size_t)(w->end - w->pos) < len) {
+            do_flush(w, data, len);
+            return;
+        }
+    }
+    if (!mpk__writer_room(w, len)) return;
+    memcpy(w->pos, data, len);
+    w->pos += len;
+}
+
+/* ================================================================================================
+ * Heads and composite values (Public)
+ * ==============================================================================================*/
+
+static int check_len(mpk_writer *w, size_t len) {
+    if (len > 0xffffffffu) {
+        mpk_writer_flag_error(w, MPK_ERR_INVALID_ARGUMENT);
+        return 0;
+    }
+    return 1;
+}
+
+/* Heads are assembled in a small array and stored with one exact room check, so a fixed buffer
+ * that has just enough space for the head is never reported full. */
+static void put(mpk_writer *w, const uint8_t *head, size_t n) {
+    if (!mpk__writer_room(w, n)) return;
+    memcpy(w->pos, head, n);
+    w->pos += n;
+}
+
+void mpk_write_str_head(mpk_writer *w, uint32_t len) {
+    uint8_t h[5];
+    if (len <= 31) {
+        h[0] = (uint8_t)(0xa0 | len);
+        put(w, h, 1);
+    } else if (len <= 0xff) {
+        h[0] = 0xd9; h[1] = (uint8_t)len;
+        put(w, h, 2);
+    } else if (len <= 0xffff) {
+        h[0] = 0xda; mpk__store16(h + 1, (uint16_t)len);
+        put(w, h, 3);
+    } else {
+        h[0] = 0xdb; mpk__store32(h + 1, len);
+        put(w, h, 5);
+    }
+}
+
+MPK__NOINLINE void mpk__write_str_slow(mpk_writer *w, const void *data, size_t len) {
+    if (!check_len(w, len)) return;
+    mpk_write_str_head(w, (uint32_t)len);
+    mpk_write_bytes(w, data, len);
+}
+
+void mpk_write_bin_head(mpk_writer *w, uint32_t len) {
+    uint8_t h[5];
+    if (len <= 0xff) {
+        h[0] = 0xc4; h[1] = (uint8_t)len;
+        put(w, h, 2);
+    } else if (len <= 0xffff) {
+        h[0] = 0xc5; mpk__store16(h + 1, (uint16_t)len);
+        put(w, h, 3);
+    } else {
+        h[0] = 0xc6; mpk__store32(h + 1, len);
+        put(w, h, 5);
+    }
+}
+
+void mpk_write_bin(mpk_writer *w, const void *data, size_t len) {
+    if (!check_len(w, len)) return;
+    mpk_write_bin_head(w, (uint32_t)len);
+    mpk_write_bytes(w, data, len);
+}
+
+void mpk_write_ext_head(mpk_writer *w, int8_t type, uint32_t len) {
+    uint8_t h[6];
+    switch (len) {
+    case 1: h[0] = 0xd4; break;
+    case 2: h[0] = 0xd5; break;
+    case 4: h[0] = 0xd6; break;
+    case 8: h[0] = 0xd7; break;
+    case 16: h[0] = 0xd8; break;
+    default:
+        if (len <= 0xff) {
+            h[0] = 0xc7; h[1] = (uint8_t)len; h[2] = (uint8_t)type;
+            put(w, h, 3);
+        } else if (len <= 0xffff) {
+            h[0] = 0xc8; mpk__store16(h + 1, (uint16_t)len); h[3] = (uint8_t)type;
+            put(w, h, 4);
+        } else {
+            h[0] = 0xc9; mpk__store32(h + 1, len); h[5] = (uint8_t)type;
+            put(w, h, 6);
+        }
+        return;
+    }
+    h[1] = (uint8_t)type;
+    put(w, h, 2);
+}
+
+void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len) {
+    if (!check_len(w, len)) return;
+    mpk_write_ext_head(w, type, (uint32_t)len);
+    mpk_write_bytes(w, data, len);
+}
+
+void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec) {
+    uint8_t h[15];
+    if (nsec > 999999999u) {
+        mpk_writer_flag_error(w, MPK_ERR_INVALID_ARGUMENT);
+        return;
+    }
+    if (sec >= 0 && sec < ((int64_t)1 << 34)) {
+        if (nsec == 0 && sec <= 0xffffffffll) {
+            h[0] = 0xd6; h[1] = 0xff; mpk__store32(h + 2, (uint32_t)sec);
+            put(w, h, 6);
+        } else {
+            h[0] = 0xd7; h[1] = 0xff; mpk__store64(h + 2, ((uint64_t)nsec << 34) | (uint64_t)sec);
+            put(w, h, 10);
+        }
+    } else {
+        h[0] = 0xc7; h[1] = 12; h[2] = 0xff;
+        mpk__store32(h + 3, nsec);
+        mpk__store64(h + 7, (uint64_t)sec);
+        put(w, h, 15);
+    }
+}

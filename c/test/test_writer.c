@@ -1,0 +1,222 @@
+/* test_writer.c — shortest forms, every output mode, sticky errors. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "mpk.h"
+
+static mpk_writer w;
+
+/* Compares the growable writer's output with hex, then empties it. */
+static void expect_hex(const char *hex, int line) {
+    unsigned char want[64];
+    size_t n = hex_decode(hex, want);
+    int ok = mpk_writer_error(&w) == MPK_OK && mpk_writer_size(&w) == n &&
+             memcmp(mpk_writer_data(&w), want, n) == 0;
+    check_one(ok, hex, __FILE__, line, NULL);
+    mpk_writer_reset(&w);
+}
+#define EXPECT(hex) expect_hex(hex, __LINE__)
+
+static void test_shortest_ints(void) {
+    mpk_write_uint(&w, 0); EXPECT("00");
+    mpk_write_uint(&w, 127); EXPECT("7f");
+    mpk_write_uint(&w, 128); EXPECT("cc80");
+    mpk_write_uint(&w, 255); EXPECT("ccff");
+    mpk_write_uint(&w, 256); EXPECT("cd0100");
+    mpk_write_uint(&w, 65535); EXPECT("cdffff");
+    mpk_write_uint(&w, 65536); EXPECT("ce00010000");
+    mpk_write_uint(&w, 4294967295u); EXPECT("ceffffffff");
+    mpk_write_uint(&w, 4294967296ull); EXPECT("cf0000000100000000");
+    mpk_write_uint(&w, UINT64_MAX); EXPECT("cfffffffffffffffff");
+    mpk_write_int(&w, 5); EXPECT("05");
+    mpk_write_int(&w, -1); EXPECT("ff");
+    mpk_write_int(&w, -32); EXPECT("e0");
+    mpk_write_int(&w, -33); EXPECT("d0df");
+    mpk_write_int(&w, -128); EXPECT("d080");
+    mpk_write_int(&w, -129); EXPECT("d1ff7f");
+    mpk_write_int(&w, -32768); EXPECT("d18000");
+    mpk_write_int(&w, -32769); EXPECT("d2ffff7fff");
+    mpk_write_int(&w, INT32_MIN); EXPECT("d280000000");
+    mpk_write_int(&w, (int64_t)INT32_MIN - 1); EXPECT("d3ffffffff7fffffff");
+    mpk_write_int(&w, INT64_MIN); EXPECT("d38000000000000000");
+}
+
+static void test_other_values(void) {
+    mpk_write_nil(&w); EXPECT("c0");
+    mpk_write_bool(&w, 0); EXPECT("c2");
+    mpk_write_bool(&w, 1); EXPECT("c3");
+    mpk_write_float32(&w, 1.5f); EXPECT("ca3fc00000");
+    mpk_write_float64(&w, 1.5); EXPECT("cb3ff8000000000000");
+    mpk_write_float64(&w, -0.0); EXPECT("cb8000000000000000");
+    mpk_write_str(&w, "", 0); EXPECT("a0");
+    mpk_write_cstr(&w, "abc"); EXPECT("a3616263");
+    mpk_write_array(&w, 0); EXPECT("90");
+    mpk_write_array(&w, 15); EXPECT("9f");
+    mpk_write_array(&w, 16); EXPECT("dc0010");
+    mpk_write_array(&w, 65536); EXPECT("dd00010000");
+    mpk_write_map(&w, 1); EXPECT("81");
+    mpk_write_map(&w, 16); EXPECT("de0010");
+    mpk_write_bin(&w, "\x01\x02", 2); EXPECT("c4020102");
+    mpk_write_bin(&w, "", 0); EXPECT("c400");
+    mpk_write_ext(&w, 5, "\xaa", 1); EXPECT("d405aa");
+    mpk_write_ext(&w, 5, "\xaa\xbb\xcc", 3); EXPECT("c70305aabbcc");
+    mpk_write_ext(&w, -2, "", 0); EXPECT("c700fe");
+    mpk_write_timestamp(&w, 0, 0); EXPECT("d6ff00000000");
+    mpk_write_timestamp(&w, 4294967295ll, 0); EXPECT("d6ffffffffff");
+    mpk_write_timestamp(&w, 4294967296ll, 0); EXPECT("d7ff0000000100000000");
+    mpk_write_timestamp(&w, 1, 1); EXPECT("d7ff0000000400000001");
+    mpk_write_timestamp(&w, -1, 0); EXPECT("c70cff00000000ffffffffffffffff");
+    mpk_write_timestamp(&w, 17179869184ll, 5); EXPECT("c70cff000000050000000400000000");
+}
+
+static void test_long_heads(void) {
+    static char big[70000];
+    memset(big, 'x', sizeof big);
+    mpk_write_str(&w, big, 31);
+    CHECK(mpk_writer_size(&w) == 32 && mpk_writer_data(&w)[0] == 0xbf);
+    mpk_writer_reset(&w);
+    mpk_write_str(&w, big, 32);
+    CHECK(mpk_writer_size(&w) == 34 && mpk_writer_data(&w)[0] == 0xd9);
+    mpk_writer_reset(&w);
+    mpk_write_str(&w, big, 256);
+    CHECK(mpk_writer_size(&w) == 259 && mpk_writer_data(&w)[0] == 0xda);
+    mpk_writer_reset(&w);
+    mpk_write_bin(&w, big, 65536);
+    CHECK(mpk_writer_size(&w) == 65541 && mpk_writer_data(&w)[0] == 0xc6);
+    CHECK(memcmp(mpk_writer_data(&w) + 5, big, 65536) == 0);
+    mpk_writer_reset(&w);
+}
+
+static void test_fixed_buffer(void) {
+    unsigned char buf[4];
+    mpk_writer f;
+    mpk_writer_init_buf(&f, buf, sizeof buf);
+    mpk_write_uint(&f, 1);
+    mpk_write_uint(&f, 300); /* exactly fills: 1 + 3 bytes */
+    CHECK(mpk_writer_error(&f) == MPK_OK && mpk_writer_size(&f) == 4);
+    mpk_write_nil(&f);
+    CHECK(mpk_writer_finish(&f) == MPK_ERR_BUFFER_FULL);
+    mpk_write_nil(&f); /* sticky: nothing more is written */
+    CHECK(mpk_writer_size(&f) == 4 && buf[0] == 1 && buf[1] == 0xcd);
+    mpk_writer_destroy(&f);
+
+    /* a head that exactly fits is not refused */
+    unsigned char b2[2];
+    mpk_writer_init_buf(&f, b2, sizeof b2);
+    mpk_write_str_head(&f, 40);
+    CHECK(mpk_writer_finish(&f) == MPK_OK && b2[0] == 0xd9 && b2[1] == 40);
+    mpk_writer_destroy(&f);
+}
+
+typedef struct sink {
+    unsigned char data[200000];
+    size_t len;
+    int calls, fail_after;
+} sink;
+
+static int sink_flush(void *ctx, const void *data, size_t len) {
+    sink *s = (sink *)ctx;
+    if (s->fail_after >= 0 && s->calls >= s->fail_after) return -1;
+    s->calls++;
+    memcpy(s->data + s->len, data, len);
+    s->len += len;
+    return 0;
+}
+
+static void test_flush(void) {
+    static sink s;
+    static char body[100000];
+    for (size_t i = 0; i < sizeof body; i++) body[i] = (char)(i * 7);
+    s.fail_after = -1;
+    unsigned char stage[64];
+    mpk_writer f;
+    mpk_writer_init_flush(&f, stage, sizeof stage, sink_flush, &s);
+    mpk_writer g;
+    mpk_writer_init_growable(&g, 0);
+    for (int i = 0; i < 1000; i++) {
+        mpk_write_uint(&f, (uint64_t)i * 977);
+        mpk_write_uint(&g, (uint64_t)i * 977);
+    }
+    mpk_write_bin(&f, body, sizeof body);
+    mpk_write_bin(&g, body, sizeof body);
+    mpk_write_cstr(&f, "end");
+    mpk_write_cstr(&g, "end");
+    CHECK(mpk_writer_finish(&f) == MPK_OK);
+    CHECK(s.len == mpk_writer_size(&g) && memcmp(s.data, mpk_writer_data(&g), s.len) == 0);
+    CHECK(f.flushed == s.len);
+    mpk_writer_destroy(&f);
+    mpk_writer_destroy(&g);
+
+    /* a failing callback is a sticky I/O error */
+    memset(&s, 0, sizeof s);
+    s.fail_after = 1;
+    mpk_writer_init_flush(&f, NULL, 64, sink_flush, &s);
+    for (int i = 0; i < 1000; i++) mpk_write_uint(&f, 1000);
+    CHECK(mpk_writer_finish(&f) == MPK_ERR_IO);
+    CHECK(s.calls == 1);
+    mpk_writer_destroy(&f);
+}
+
+static void test_chunks(void) {
+    static char big1[5000], big2[3000];
+    memset(big1, 'a', sizeof big1);
+    memset(big2, 'b', sizeof big2);
+    mpk_writer c, g;
+    mpk_writer_init_chunks(&c, 1024);
+    mpk_writer_init_growable(&g, 0);
+    mpk_writer *both[2] = {&c, &g};
+    for (int k = 0; k < 2; k++) {
+        mpk_write_array(both[k], 4);
+        mpk_write_str(both[k], big1, sizeof big1);
+        mpk_write_bin(both[k], big2, sizeof big2);
+        mpk_write_str(both[k], big1, 100);
+        mpk_write_bin(both[k], big2, sizeof big2);
+    }
+    CHECK(mpk_writer_finish(&c) == MPK_OK);
+    const mpk_chunk *chunks;
+    size_t n;
+    CHECK(mpk_writer_chunks(&c, &chunks, &n));
+    /* the three big bodies are referenced, not copied */
+    CHECK(n == 6 && chunks[1].data == big1 && chunks[3].data == big2 && chunks[5].data == big2);
+    CHECK(mpk_writer_size(&c) < 200);
+    size_t total = 0;
+    int same = 1;
+    for (size_t i = 0; i < n; i++) {
+        same &= memcmp((const char *)mpk_writer_data(&g) + total, chunks[i].data, chunks[i].len) == 0;
+        total += chunks[i].len;
+    }
+    CHECK(same && total == mpk_writer_size(&g));
+    mpk_writer_destroy(&c);
+    mpk_writer_destroy(&g);
+}
+
+static void test_errors(void) {
+    mpk_write_timestamp(&w, 0, 1000000000u);
+    CHECK(mpk_writer_error(&w) == MPK_ERR_INVALID_ARGUMENT);
+    mpk_write_nil(&w);
+    CHECK(mpk_writer_size(&w) == 0);
+    mpk_writer_reset(&w);
+    CHECK(mpk_writer_error(&w) == MPK_OK);
+    mpk_write_nil(&w);
+    size_t size;
+    uint8_t *out = mpk_writer_release(&w, &size);
+    CHECK(out && size == 1 && out[0] == 0xc0);
+    free(out);
+    CHECK(strcmp(mpk_error_name(MPK_ERR_TRUNCATED), "truncated") == 0);
+    CHECK(strcmp(mpk_error_name(MPK_ERR_TRAILING_BYTES), "trailing_bytes") == 0);
+    CHECK(strcmp(mpk_error_name(MPK_ERR_INVALID_UTF8), "invalid_utf8") == 0);
+}
+
+int main(void) {
+    mpk_writer_init_growable(&w, 1);
+    test_shortest_ints();
+    test_other_values();
+    test_long_heads();
+    test_fixed_buffer();
+    test_flush();
+    test_chunks();
+    test_errors();
+    mpk_writer_destroy(&w);
+    return check_report("test_writer");
+}

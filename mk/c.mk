@@ -1,0 +1,14 @@
+# c/ — libmpk, the C core (CMake). Build output stays in c/build/.
+SUITES += c
+APT_PACKAGES += cmake gcc make
+C_BUILD := c/build
+
+.PHONY: test-c test-c-asan driver-c
+
+test-c:
+	@$(SUITE) c -- c/test/run.sh c $(C_BUILD)/release -DCMAKE_BUILD_TYPE=Release
+
+# The same suite built with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-c-asan:
+	@$(SUITE) c-asan -- c/test/run.sh c-asan $(C_BUILD)/asan -DCMAKE_BUILD_TYPE=Debug \
+		-DMPK_SANITIZE=ON -DMPK_BUILD_SHARED=OFF
