@@ -1,0 +1,681 @@
+/* decoder.c — MessagePack bytes to Python objects.
+ *
+ * The hot path switches on the head byte, testing the fix* ranges first because they are most of
+ * the bytes of typical documents, and builds each object directly: PyUnicode_New + memcpy for ASCII
+ * strings, lists and dicts sized from their counts (a count is only trusted after it has been
+ * checked against the bytes left, so a hostile count cannot make a large allocation), and a key
+ * cache of interned strings for short map keys. */
+#include "decoder.h"
+
+#include <datetime.h>
+
+#define OFF(d, ptr) ((Py_ssize_t)((ptr) - (d)->start) + (d)->base)
+#define LEFT(d) ((Py_ssize_t)((d)->end - (d)->p))
+
+/* ================================================================================================
+ * Options
+ * ==============================================================================================*/
+
+void mpkpy_unpack_options_default(mpkpy_unpack_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->use_list = 1;
+    o->strict_map_key = 1;
+    o->max_str = o->max_bin = o->max_array = o->max_map = o->max_ext = MPK_DEFAULT_LENGTH;
+    o->max_depth = MPK_DEFAULT_DEPTH;
+}
+
+void mpkpy_unpack_options_clear(mpkpy_unpack_options *o)
+{
+    Py_CLEAR(o->unicode_errors);
+    Py_CLEAR(o->object_hook);
+    Py_CLEAR(o->object_pairs_hook);
+    Py_CLEAR(o->list_hook);
+    Py_CLEAR(o->ext_hook);
+    Py_CLEAR(o->float32_type);
+}
+
+int mpkpy_unpack_options_check(mpkpy_unpack_options *o)
+{
+    if (o->object_hook && !PyCallable_Check(o->object_hook)) {
+        PyErr_SetString(PyExc_TypeError, "object_hook must be a callable.");
+        return -1;
+    }
+    if (o->object_pairs_hook && !PyCallable_Check(o->object_pairs_hook)) {
+        PyErr_SetString(PyExc_TypeError, "object_pairs_hook must be a callable.");
+        return -1;
+    }
+    if (o->object_hook && o->object_pairs_hook) {
+        PyErr_SetString(PyExc_TypeError, "object_pairs_hook and object_hook are mutually exclusive.");
+        return -1;
+    }
+    if (o->list_hook && !PyCallable_Check(o->list_hook)) {
+        PyErr_SetString(PyExc_TypeError, "list_hook must be a callable.");
+        return -1;
+    }
+    if (o->ext_hook && !PyCallable_Check(o->ext_hook)) {
+        PyErr_SetString(PyExc_TypeError, "ext_hook must be a callable.");
+        return -1;
+    }
+    if (o->timestamp < 0 || o->timestamp > 3) {
+        PyErr_SetString(PyExc_ValueError, "timestamp must be 0..3");
+        return -1;
+    }
+    if (o->unicode_errors && !PyUnicode_Check(o->unicode_errors)) {
+        PyErr_SetString(PyExc_TypeError, "unicode_errors must be a str or None");
+        return -1;
+    }
+    if (o->max_depth < 1) {
+        PyErr_SetString(PyExc_ValueError, "max_depth must be at least 1");
+        return -1;
+    }
+    return 0;
+}
+
+/* ================================================================================================
+ * Errors (out of line: never on the hot path)
+ * ==============================================================================================*/
+
+static MPK__NOINLINE PyObject *truncated(mpkpy_decoder *d, const uint8_t *at, Py_ssize_t need_end)
+{
+    d->need = need_end;
+    return mpkpy_raise(MPK_ERR_TRUNCATED, OFF(d, at), "Unpack failed: incomplete input");
+}
+
+static MPK__NOINLINE PyObject *over_limit(mpkpy_decoder *d, const uint8_t *at, Py_ssize_t n,
+                                          const char *name, Py_ssize_t limit)
+{
+    char what[128];
+    PyOS_snprintf(what, sizeof what, "%zd exceeds %s(%zd)", n, name, limit);
+    return mpkpy_raise(MPK_ERR_LENGTH_LIMIT, OFF(d, at), what);
+}
+
+static MPK__NOINLINE PyObject *too_deep(mpkpy_decoder *d, const uint8_t *at)
+{
+    char what[96];
+    PyOS_snprintf(what, sizeof what, "nested deeper than max_depth(%zd)", d->o->max_depth);
+    return mpkpy_raise(MPK_ERR_DEPTH_LIMIT, OFF(d, at), what);
+}
+
+static MPK__NOINLINE PyObject *bad_byte(mpkpy_decoder *d, const uint8_t *at)
+{
+    return mpkpy_raise(MPK_ERR_INVALID_BYTE, OFF(d, at), "invalid head byte 0xc1");
+}
+
+/* ================================================================================================
+ * Token heads. `head` decodes the length/count fields of the byte at d->p into a token, checking
+ * the field is present (truncated), the limit (length_limit) and, for containers, the depth
+ * (depth_limit), and then the declared size against the bytes left (truncated) — the spec's order.
+ * ==============================================================================================*/
+
+enum { T_STR, T_BIN, T_EXT, T_ARRAY, T_MAP };
+
+/* Checks a declared length; on success sets d->p past the fields. 0 or -1. */
+static inline int check_len(mpkpy_decoder *d, const uint8_t *h, Py_ssize_t fields, Py_ssize_t n,
+                            int kind, Py_ssize_t depth)
+{
+    const mpkpy_unpack_options *o = d->o;
+    Py_ssize_t limit;
+    const char *name;
+    switch (kind) {
+    case T_STR: limit = o->max_str; name = "max_str_len"; break;
+    case T_BIN: limit = o->max_bin; name = "max_bin_len"; break;
+    case T_EXT: limit = o->max_ext; name = "max_ext_len"; break;
+    case T_ARRAY: limit = o->max_array; name = "max_array_len"; break;
+    default: limit = o->max_map; name = "max_map_len"; break;
+    }
+    if (UNLIKELY(n > limit)) {
+        over_limit(d, h, n, name, limit);
+        return -1;
+    }
+    if (kind >= T_ARRAY && UNLIKELY(depth + 1 > o->max_depth)) {
+        too_deep(d, h);
+        return -1;
+    }
+    /* every value takes at least one byte: n elements need n bytes, n pairs 2n */
+    Py_ssize_t size = kind == T_MAP ? 2 * n : n;
+    Py_ssize_t left = (Py_ssize_t)(d->end - h) - fields;
+    if (UNLIKELY(size > left)) {
+        truncated(d, h, (Py_ssize_t)(h - d->start) + fields + size);
+        return -1;
+    }
+    d->p = h + fields;
+    return 0;
+}
+
+/* ================================================================================================
+ * Strings and the key cache
+ * ==============================================================================================*/
+
+static inline int is_ascii(const uint8_t *s, Py_ssize_t n)
+{
+    uint64_t acc = 0;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++) acc |= s[i];
+    return (acc & 0x8080808080808080ull) == 0;
+}
+
+static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
+{
+    if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
+    if (LIKELY(is_ascii(s, n))) {
+        PyObject *u = PyUnicode_New(n, 127);
+        if (!u) return NULL;
+        memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
+        return u;
+    }
+    PyObject *u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
+    if (!u && !d->errors && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return mpkpy_raise_utf8((const char *)s, n, OFF(d, h));
+    return u;
+}
+
+/* The key cache: short ASCII map keys, interned, with their hash computed once. A slot holds the
+ * last key that hashed to it; collisions just replace. 512 slots of keys up to 24 bytes cover the
+ * vocabulary of typical documents (twitter.json has ~100 distinct keys) at 4 KiB of pointers. */
+#define KEY_CACHE_SLOTS 512
+#define KEY_CACHE_MAX_LEN 24
+static PyObject *key_cache[KEY_CACHE_SLOTS];
+
+static inline uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+static PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
+{
+    uint32_t slot = key_hash(s, n) & (KEY_CACHE_SLOTS - 1);
+    PyObject *k = key_cache[slot];
+    if (k && PyUnicode_GET_LENGTH(k) == n && memcmp(PyUnicode_1BYTE_DATA(k), s, (size_t)n) == 0) {
+        Py_INCREF(k);
+        return k;
+    }
+    k = PyUnicode_New(n, 127);
+    if (!k) return NULL;
+    memcpy(PyUnicode_1BYTE_DATA(k), s, (size_t)n);
+    PyUnicode_InternInPlace(&k);
+    if (PyObject_Hash(k) == -1) {
+        Py_DECREF(k);
+        return NULL;
+    }
+    Py_XSETREF(key_cache[slot], k);
+    Py_INCREF(k);
+    return k;
+}
+
+/* ================================================================================================
+ * Ext and timestamp
+ * ==============================================================================================*/
+
+static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
+{
+    int64_t sec;
+    uint32_t nsec;
+    if (n == 4) {
+        sec = mpk__load32(s);
+        nsec = 0;
+    } else if (n == 8) {
+        uint64_t v = mpk__load64(s);
+        nsec = (uint32_t)(v >> 34);
+        sec = (int64_t)(v & 0x3ffffffffull);
+    } else if (n == 12) {
+        nsec = mpk__load32(s);
+        sec = (int64_t)mpk__load64(s + 4);
+    } else {
+        char what[64];
+        PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
+        return mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
+    }
+    if (nsec > 999999999u)
+        return mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
+                           "timestamp nanoseconds greater than 999999999");
+    switch (d->o->timestamp) {
+    case 1:
+        return PyFloat_FromDouble((double)sec + (double)nsec / 1e9);
+    case 2: {
+        PyObject *a = PyLong_FromLongLong(sec), *giga = NULL, *t = NULL, *ns = NULL, *r = NULL;
+        if (!a) return NULL;
+        if ((giga = PyLong_FromLong(1000000000L)) && (t = PyNumber_Multiply(a, giga)) &&
+            (ns = PyLong_FromUnsignedLong(nsec)))
+            r = PyNumber_Add(t, ns);
+        Py_DECREF(a);
+        Py_XDECREF(giga);
+        Py_XDECREF(t);
+        Py_XDECREF(ns);
+        return r;
+    }
+    case 3: {
+        /* floor division so that negative seconds keep a positive remainder */
+        int64_t days = sec / 86400, rem = sec % 86400;
+        if (rem < 0) {
+            rem += 86400;
+            days -= 1;
+        }
+        if (days > 999999999 || days < -999999999) {
+            PyErr_SetString(PyExc_OverflowError, "date value out of range");
+            return NULL;
+        }
+        PyObject *delta = PyDelta_FromDSU((int)days, (int)rem, (int)(nsec / 1000));
+        if (!delta) return NULL;
+        PyObject *r = PyNumber_Add(mpkpy_epoch, delta);
+        Py_DECREF(delta);
+        return r;
+    }
+    default:
+        return PyObject_CallFunction(mpkpy_Timestamp, "LI", (long long)sec, (unsigned int)nsec);
+    }
+}
+
+static PyObject *make_ext(mpkpy_decoder *d, const uint8_t *h, int8_t type, const uint8_t *s,
+                          Py_ssize_t n)
+{
+    if (type == -1) return make_timestamp(d, h, s, n);
+    PyObject *data = PyBytes_FromStringAndSize((const char *)s, n);
+    if (!data) return NULL;
+    PyObject *code = PyLong_FromLong(type);
+    if (!code) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    PyObject *args[2] = {code, data};
+    PyObject *r = PyObject_Vectorcall(d->o->ext_hook ? d->o->ext_hook : mpkpy_ExtType, args, 2, NULL);
+    Py_DECREF(code);
+    Py_DECREF(data);
+    return r;
+}
+
+/* ================================================================================================
+ * Containers
+ * ==============================================================================================*/
+
+static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth);
+
+static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
+{
+    const mpkpy_unpack_options *o = d->o;
+    PyObject *seq;
+    if (LIKELY(o->use_list)) {
+        seq = PyList_New(n);
+        if (!seq) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = decode_value(d, depth + 1);
+            if (UNLIKELY(!item)) {
+                Py_DECREF(seq); /* unset slots are NULL, which list_dealloc skips */
+                return NULL;
+            }
+            PyList_SET_ITEM(seq, i, item);
+        }
+    } else {
+        seq = PyTuple_New(n);
+        if (!seq) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = decode_value(d, depth + 1);
+            if (UNLIKELY(!item)) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(seq, i, item);
+        }
+    }
+    if (UNLIKELY(o->list_hook != NULL)) {
+        PyObject *r = PyObject_CallOneArg(o->list_hook, seq);
+        Py_DECREF(seq);
+        return r;
+    }
+    return seq;
+}
+
+static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
+{
+    const uint8_t *h = d->p;
+    if (LIKELY(h < d->end && (*h & 0xe0) == 0xa0 && !d->o->raw)) {
+        Py_ssize_t n = *h & 0x1f;
+        if (LIKELY(n <= LEFT(d) - 1 && n <= d->o->max_str)) {
+            const uint8_t *s = h + 1;
+            if (n <= KEY_CACHE_MAX_LEN && is_ascii(s, n)) {
+                d->p = s + n;
+                return cached_key(s, n);
+            }
+        }
+    }
+    PyObject *k = decode_value(d, depth);
+    if (!k) return NULL;
+    if (d->o->strict_map_key && !PyUnicode_CheckExact(k) && !PyBytes_CheckExact(k)) {
+        PyErr_Format(PyExc_ValueError, "%.100s is not allowed for map key when strict_map_key=True",
+                     Py_TYPE(k)->tp_name);
+        Py_DECREF(k);
+        return NULL;
+    }
+    if (PyUnicode_CheckExact(k)) PyUnicode_InternInPlace(&k);
+    return k;
+}
+
+static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
+{
+    const mpkpy_unpack_options *o = d->o;
+    if (UNLIKELY(o->object_pairs_hook != NULL)) {
+        PyObject *pairs = PyList_New(n);
+        if (!pairs) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *k = decode_key(d, depth + 1), *v = NULL, *pair = NULL;
+            if (k && (v = decode_value(d, depth + 1)) && (pair = PyTuple_New(2))) {
+                PyTuple_SET_ITEM(pair, 0, k);
+                PyTuple_SET_ITEM(pair, 1, v);
+                PyList_SET_ITEM(pairs, i, pair);
+                continue;
+            }
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            Py_DECREF(pairs);
+            return NULL;
+        }
+        PyObject *r = PyObject_CallOneArg(o->object_pairs_hook, pairs);
+        Py_DECREF(pairs);
+        return r;
+    }
+    PyObject *dict = _PyDict_NewPresized(n);
+    if (!dict) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = decode_key(d, depth + 1);
+        if (UNLIKELY(!k)) goto fail;
+        PyObject *v = decode_value(d, depth + 1);
+        if (UNLIKELY(!v)) {
+            Py_DECREF(k);
+            goto fail;
+        }
+        int rc = PyDict_SetItem(dict, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (UNLIKELY(rc < 0)) goto fail;
+    }
+    if (UNLIKELY(o->object_hook != NULL)) {
+        PyObject *r = PyObject_CallOneArg(o->object_hook, dict);
+        Py_DECREF(dict);
+        return r;
+    }
+    return dict;
+fail:
+    Py_DECREF(dict);
+    return NULL;
+}
+
+/* ================================================================================================
+ * The value switch
+ * ==============================================================================================*/
+
+static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
+{
+    const uint8_t *h = d->p;
+    if (UNLIKELY(h >= d->end)) return truncated(d, h, (Py_ssize_t)(h - d->start) + 1);
+    uint8_t b = *h;
+    Py_ssize_t left = d->end - h, n;
+
+    if (b <= 0x7f) {
+        d->p = h + 1;
+        return PyLong_FromLong(b);
+    }
+    if (b >= 0xe0) {
+        d->p = h + 1;
+        return PyLong_FromLong((int8_t)b);
+    }
+    if ((b & 0xe0) == 0xa0) {
+        n = b & 0x1f;
+        if (check_len(d, h, 1, n, T_STR, depth)) return NULL;
+        d->p = h + 1 + n;
+        return make_str(d, h, h + 1, n);
+    }
+    if ((b & 0xf0) == 0x90) {
+        if (check_len(d, h, 1, b & 0x0f, T_ARRAY, depth)) return NULL;
+        return decode_array(d, b & 0x0f, depth);
+    }
+    if ((b & 0xf0) == 0x80) {
+        if (check_len(d, h, 1, b & 0x0f, T_MAP, depth)) return NULL;
+        return decode_map(d, b & 0x0f, depth);
+    }
+
+/* a fixed-size scalar of `size` bytes after the head */
+#define NEED(size)                                                                                \
+    if (UNLIKELY(left < 1 + (size))) return truncated(d, h, (Py_ssize_t)(h - d->start) + 1 + (size)); \
+    d->p = h + 1 + (size)
+
+    switch (b) {
+    case 0xc0: d->p = h + 1; Py_RETURN_NONE;
+    case 0xc2: d->p = h + 1; Py_RETURN_FALSE;
+    case 0xc3: d->p = h + 1; Py_RETURN_TRUE;
+    case 0xc1: return bad_byte(d, h);
+    case 0xcc: { NEED(1); return PyLong_FromLong(h[1]); }
+    case 0xcd: { NEED(2); return PyLong_FromLong(mpk__load16(h + 1)); }
+    case 0xce: { NEED(4); return PyLong_FromUnsignedLong(mpk__load32(h + 1)); }
+    case 0xcf: { NEED(8); return PyLong_FromUnsignedLongLong(mpk__load64(h + 1)); }
+    case 0xd0: { NEED(1); return PyLong_FromLong((int8_t)h[1]); }
+    case 0xd1: { NEED(2); return PyLong_FromLong((int16_t)mpk__load16(h + 1)); }
+    case 0xd2: { NEED(4); return PyLong_FromLong((int32_t)mpk__load32(h + 1)); }
+    case 0xd3: { NEED(8); return PyLong_FromLongLong((int64_t)mpk__load64(h + 1)); }
+    case 0xca: {
+        NEED(4);
+        uint32_t bits = mpk__load32(h + 1);
+        float f;
+        memcpy(&f, &bits, 4);
+        if (UNLIKELY(d->o->float32_type != NULL))
+            return PyObject_CallFunction(d->o->float32_type, "d", (double)f);
+        return PyFloat_FromDouble((double)f);
+    }
+    case 0xcb: {
+        NEED(8);
+        uint64_t bits = mpk__load64(h + 1);
+        double f;
+        memcpy(&f, &bits, 8);
+        return PyFloat_FromDouble(f);
+    }
+    case 0xd9: case 0xda: case 0xdb: {
+        Py_ssize_t w = (Py_ssize_t)1 << (b - 0xd9);
+        if (UNLIKELY(left < 1 + w)) return truncated(d, h, (h - d->start) + 1 + w);
+        n = w == 1 ? h[1] : w == 2 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+        if (check_len(d, h, 1 + w, n, T_STR, depth)) return NULL;
+        d->p = h + 1 + w + n;
+        return make_str(d, h, h + 1 + w, n);
+    }
+    case 0xc4: case 0xc5: case 0xc6: {
+        Py_ssize_t w = (Py_ssize_t)1 << (b - 0xc4);
+        if (UNLIKELY(left < 1 + w)) return truncated(d, h, (h - d->start) + 1 + w);
+        n = w == 1 ? h[1] : w == 2 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+        if (check_len(d, h, 1 + w, n, T_BIN, depth)) return NULL;
+        d->p = h + 1 + w + n;
+        return PyBytes_FromStringAndSize((const char *)h + 1 + w, n);
+    }
+    case 0xdc: case 0xdd: {
+        Py_ssize_t w = b == 0xdc ? 2 : 4;
+        if (UNLIKELY(left < 1 + w)) return truncated(d, h, (h - d->start) + 1 + w);
+        n = w == 2 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+        if (check_len(d, h, 1 + w, n, T_ARRAY, depth)) return NULL;
+        return decode_array(d, n, depth);
+    }
+    case 0xde: case 0xdf: {
+        Py_ssize_t w = b == 0xde ? 2 : 4;
+        if (UNLIKELY(left < 1 + w)) return truncated(d, h, (h - d->start) + 1 + w);
+        n = w == 2 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+        if (check_len(d, h, 1 + w, n, T_MAP, depth)) return NULL;
+        return decode_map(d, n, depth);
+    }
+    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8: {
+        n = (Py_ssize_t)1 << (b - 0xd4);
+        if (UNLIKELY(left < 2)) return truncated(d, h, (h - d->start) + 2);
+        if (check_len(d, h, 2, n, T_EXT, depth)) return NULL;
+        d->p = h + 2 + n;
+        return make_ext(d, h, (int8_t)h[1], h + 2, n);
+    }
+    case 0xc7: case 0xc8: case 0xc9: {
+        Py_ssize_t w = (Py_ssize_t)1 << (b - 0xc7);
+        if (UNLIKELY(left < 2 + w)) return truncated(d, h, (h - d->start) + 2 + w);
+        n = w == 1 ? h[1] : w == 2 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+        if (check_len(d, h, 2 + w, n, T_EXT, depth)) return NULL;
+        d->p = h + 2 + w + n;
+        return make_ext(d, h, (int8_t)h[1 + w], h + 2 + w, n);
+    }
+    default: /* unreachable: every byte is covered above */
+        return bad_byte(d, h);
+    }
+#undef NEED
+}
+
+PyObject *mpkpy_decode(mpkpy_decoder *d)
+{
+    d->errors = d->o->unicode_errors ? PyUnicode_AsUTF8(d->o->unicode_errors) : NULL;
+    if (d->o->unicode_errors && !d->errors) return NULL;
+    if (d->errors && strcmp(d->errors, "strict") == 0) d->errors = NULL;
+    if (Py_EnterRecursiveCall(" while unpacking")) return NULL;
+    PyObject *r = decode_value(d, 0);
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+/* ================================================================================================
+ * Skip: the same walk and checks without building objects (Unpacker.skip, and the completeness
+ * probe of the stream, which must not call hooks on a value that is not all there yet).
+ * ==============================================================================================*/
+
+static int skip_value(mpkpy_decoder *d, Py_ssize_t depth)
+{
+    /* an explicit count of values still owed replaces recursion for arrays and maps; depth is
+     * tracked with a small stack of remaining counts per level */
+    Py_ssize_t stack_small[64];
+    Py_ssize_t *stack = stack_small, cap = 64, top = 0;
+    Py_ssize_t owed = 1;
+    int rc = -1;
+    (void)depth;
+    for (;;) {
+        while (owed == 0) {
+            if (top == 0) {
+                rc = 0;
+                goto done;
+            }
+            owed = stack[--top];
+        }
+        owed--;
+        const uint8_t *h = d->p;
+        if (h >= d->end) {
+            truncated(d, h, (Py_ssize_t)(h - d->start) + 1);
+            goto done;
+        }
+        uint8_t b = *h;
+        Py_ssize_t left = d->end - h, n = 0, w = 0, fields = 1;
+        int kind = -1;
+        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+            d->p = h + 1;
+            continue;
+        }
+        if ((b & 0xe0) == 0xa0) { kind = T_STR; n = b & 0x1f; }
+        else if ((b & 0xf0) == 0x90) { kind = T_ARRAY; n = b & 0x0f; }
+        else if ((b & 0xf0) == 0x80) { kind = T_MAP; n = b & 0x0f; }
+        else if (b == 0xc1) { bad_byte(d, h); goto done; }
+        else if (b >= 0xca && b <= 0xd3) {
+            static const uint8_t sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
+            Py_ssize_t sz = sizes[b - 0xca];
+            if (left < 1 + sz) { truncated(d, h, (h - d->start) + 1 + sz); goto done; }
+            d->p = h + 1 + sz;
+            continue;
+        } else {
+            switch (b) {
+            case 0xd9: case 0xda: case 0xdb: kind = T_STR; w = (Py_ssize_t)1 << (b - 0xd9); fields = 1 + w; break;
+            case 0xc4: case 0xc5: case 0xc6: kind = T_BIN; w = (Py_ssize_t)1 << (b - 0xc4); fields = 1 + w; break;
+            case 0xdc: kind = T_ARRAY; w = 2; fields = 3; break;
+            case 0xdd: kind = T_ARRAY; w = 4; fields = 5; break;
+            case 0xde: kind = T_MAP; w = 2; fields = 3; break;
+            case 0xdf: kind = T_MAP; w = 4; fields = 5; break;
+            case 0xc7: case 0xc8: case 0xc9: kind = T_EXT; w = (Py_ssize_t)1 << (b - 0xc7); fields = 2 + w; break;
+            default: kind = T_EXT; n = (Py_ssize_t)1 << (b - 0xd4); fields = 2; break; /* d4..d8 */
+            }
+            if (left < fields) { truncated(d, h, (h - d->start) + fields); goto done; }
+            if (w == 1) n = h[1];
+            else if (w == 2) n = mpk__load16(h + 1);
+            else if (w == 4) n = (Py_ssize_t)mpk__load32(h + 1);
+        }
+        if (check_len(d, h, fields, n, kind, top)) goto done;
+        if (kind == T_ARRAY || kind == T_MAP) {
+            if (top == cap) {
+                Py_ssize_t *bigger = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cap * 2);
+                if (!bigger) { PyErr_NoMemory(); goto done; }
+                memcpy(bigger, stack, sizeof(Py_ssize_t) * (size_t)cap);
+                if (stack != stack_small) PyMem_Free(stack);
+                stack = bigger;
+                cap *= 2;
+            }
+            stack[top++] = owed;
+            owed = kind == T_MAP ? 2 * n : n;
+            continue;
+        }
+        if (kind == T_EXT && (int8_t)h[fields - 1] == -1) {
+            const uint8_t *s = h + fields;
+            if (n != 4 && n != 8 && n != 12) {
+                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), "invalid timestamp data");
+                goto done;
+            }
+            uint32_t nsec = n == 4 ? 0 : n == 8 ? (uint32_t)(mpk__load64(s) >> 34) : mpk__load32(s);
+            if (nsec > 999999999u) {
+                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
+                            "timestamp nanoseconds greater than 999999999");
+                goto done;
+            }
+        }
+        d->p = h + fields + n;
+    }
+done:
+    if (stack != stack_small) PyMem_Free(stack);
+    return rc;
+}
+
+int mpkpy_skip(mpkpy_decoder *d) { return skip_value(d, 0); }
+
+Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map)
+{
+    const uint8_t *h = d->p;
+    if (h >= d->end) {
+        truncated(d, h, (h - d->start) + 1);
+        return -1;
+    }
+    uint8_t b = *h;
+    Py_ssize_t n, fields;
+    int is_map;
+    if ((b & 0xf0) == 0x90 || (b & 0xf0) == 0x80) {
+        is_map = (b & 0xf0) == 0x80;
+        n = b & 0x0f;
+        fields = 1;
+    } else if (b >= 0xdc && b <= 0xdf) {
+        is_map = b >= 0xde;
+        fields = (b & 1) ? 5 : 3;
+        if (d->end - h < fields) {
+            truncated(d, h, (h - d->start) + fields);
+            return -1;
+        }
+        n = fields == 3 ? mpk__load16(h + 1) : (Py_ssize_t)mpk__load32(h + 1);
+    } else {
+        is_map = -1;
+        n = fields = 0;
+    }
+    if (is_map != want_map) {
+        PyErr_SetString(PyExc_ValueError, "Unexpected type header on stream");
+        return -1;
+    }
+    /* The header alone is read: its elements follow in later calls, so only the limit is
+     * checked here, not the bytes they will take. */
+    Py_ssize_t limit = is_map ? d->o->max_map : d->o->max_array;
+    if (n > limit) {
+        over_limit(d, h, n, is_map ? "max_map_len" : "max_array_len", limit);
+        return -1;
+    }
+    d->p = h + fields;
+    return n;
+}
+
+int mpkpy_decoder_init_module(void)
+{
+    PyDateTime_IMPORT;
+    return PyDateTimeAPI ? 0 : -1;
+}

@@ -1,0 +1,41 @@
+/* decoder.h — the reader that turns MessagePack bytes into Python objects, shared by unpackb and
+ * Unpacker. One contiguous input; recursion bounded by max_depth; every declared length checked
+ * against the bytes left before anything is allocated (spec/README.md, "Error kinds and offsets"). */
+#ifndef MPKPY_DECODER_H
+#define MPKPY_DECODER_H
+
+#include "mpk_py.h"
+
+/* The options of unpackb / Unpacker, as parsed from keywords. References are owned. */
+typedef struct mpkpy_unpack_options {
+    int use_list, raw, strict_map_key, timestamp;
+    PyObject *unicode_errors;   /* str or NULL (strict) */
+    PyObject *object_hook, *object_pairs_hook, *list_hook, *ext_hook; /* NULL when not given */
+    PyObject *float32_type;     /* private (_float32_type): float 32 values are built with it */
+    Py_ssize_t max_str, max_bin, max_array, max_map, max_ext;
+    Py_ssize_t max_depth;
+} mpkpy_unpack_options;
+
+typedef struct mpkpy_decoder {
+    const uint8_t *start, *p, *end;
+    Py_ssize_t base;            /* stream offset of `start`, added to every reported offset */
+    const mpkpy_unpack_options *o;
+    const char *errors;         /* unicode_errors as a C string, NULL = strict */
+    Py_ssize_t need;            /* after `truncated`: a lower bound on the input length needed */
+} mpkpy_decoder;
+
+/* Defaults of unpackb: the spec's limits (depth 1024, lengths 2^32-1). */
+void mpkpy_unpack_options_default(mpkpy_unpack_options *o);
+void mpkpy_unpack_options_clear(mpkpy_unpack_options *o);
+/* Checks hooks for callability and the timestamp mode; raises TypeError/ValueError. */
+int mpkpy_unpack_options_check(mpkpy_unpack_options *o);
+
+/* Decodes one value at d->p, advancing it. NULL with an exception on error. */
+PyObject *mpkpy_decode(mpkpy_decoder *d);
+/* Walks one value at d->p without building it (same checks but UTF-8). 0, or -1 with an exception. */
+int mpkpy_skip(mpkpy_decoder *d);
+/* Reads an array (want_map 0) or map (1) head at d->p: its count, or -1 with an exception
+ * (ValueError "Unexpected type header on stream" when the head is another type). */
+Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map);
+
+#endif

@@ -1,0 +1,877 @@
+/* packer.c — Python objects to MessagePack: the encoder, the Packer type and packb.
+ *
+ * Output goes through the C core's growable mpk_writer (c/include/mpk/writer.h), whose value calls
+ * are inline and check capacity once. The encoder tests exact types in the order they occur in
+ * typical documents — str, int, float, list, dict, then the singletons — and sends everything else
+ * (subclasses, bytes, ext, timestamps, datetime, the opt-in extras, default) to one out-of-line
+ * function. */
+#include "mpk_py.h"
+
+#include <datetime.h>
+
+#include "mpk/writer.h"
+
+/* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
+#define PACK_NEST_LIMIT 1024
+
+/* Opt-in conversions beyond msgpack-python, handled by mpk._extras.convert (flags must match). */
+enum {
+    EXTRA_DATACLASS = 1,
+    EXTRA_ENUM = 2,
+    EXTRA_UUID = 4,
+    EXTRA_DATE = 8,
+    EXTRA_NAIVE_UTC = 16,
+};
+
+typedef struct encoder_options {
+    PyObject *default_fn;      /* owned or NULL */
+    PyObject *unicode_errors;  /* owned str or NULL (strict) */
+    int use_single_float, use_bin_type, strict_types, datetime, sort_keys;
+    unsigned extras;
+} encoder_options;
+
+typedef struct encoder {
+    mpk_writer w;
+    const encoder_options *o;
+    const char *errors;
+} encoder;
+
+/* ================================================================================================
+ * The encoder
+ * ==============================================================================================*/
+
+static int pack_obj(encoder *e, PyObject *o, int depth);
+
+static MPK__NOINLINE int no_memory(void)
+{
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* After a run of writes: the writer's only possible failure in growable mode is memory. */
+static inline int writer_ok(encoder *e)
+{
+    return LIKELY(mpk_writer_error(&e->w) == MPK_OK) ? 0 : no_memory();
+}
+
+/* msgpack-python's raw header without the bin type: no str 8, as the old spec had none. */
+static void write_str_head(encoder *e, Py_ssize_t n)
+{
+    if (e->o->use_bin_type || n <= 31 || n > 0xffff) {
+        mpk_write_str_head(&e->w, (uint32_t)n);
+        return;
+    }
+    uint8_t head[3] = {0xda, (uint8_t)(n >> 8), (uint8_t)n};
+    mpk_write_bytes(&e->w, head, 3);
+}
+
+static int pack_bytes_body(encoder *e, const char *data, Py_ssize_t n, const char *what)
+{
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        PyErr_Format(PyExc_ValueError, "%s is too large", what);
+        return -1;
+    }
+    if (e->o->use_bin_type)
+        mpk_write_bin_head(&e->w, (uint32_t)n);
+    else
+        write_str_head(e, n);
+    mpk_write_bytes(&e->w, data, (size_t)n);
+    return writer_ok(e);
+}
+
+static inline int pack_str(encoder *e, PyObject *o)
+{
+    const char *data;
+    Py_ssize_t n;
+    PyObject *encoded = NULL;
+    if (LIKELY(e->errors == NULL)) {
+        if (PyUnicode_IS_COMPACT_ASCII(o)) {
+            data = (const char *)(((PyASCIIObject *)o) + 1);
+            n = PyUnicode_GET_LENGTH(o);
+        } else {
+            data = PyUnicode_AsUTF8AndSize(o, &n);
+            if (!data) return -1;
+        }
+    } else {
+        encoded = PyUnicode_AsEncodedString(o, "utf-8", e->errors);
+        if (!encoded) return -1;
+        data = PyBytes_AS_STRING(encoded);
+        n = PyBytes_GET_SIZE(encoded);
+    }
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        Py_XDECREF(encoded);
+        PyErr_SetString(PyExc_ValueError, "unicode string is too large");
+        return -1;
+    }
+    if (LIKELY(e->o->use_bin_type))
+        mpk_write_str(&e->w, data, (size_t)n);
+    else {
+        write_str_head(e, n);
+        mpk_write_bytes(&e->w, data, (size_t)n);
+    }
+    Py_XDECREF(encoded);
+    return writer_ok(e);
+}
+
+/* 1: packed; 0: out of int64/uint64 range (no error set); -1: error. */
+static inline int pack_long(encoder *e, PyObject *o)
+{
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (LIKELY(!overflow)) {
+        if (UNLIKELY(v == -1 && PyErr_Occurred())) return -1;
+        mpk_write_int(&e->w, v);
+        return writer_ok(e) ? -1 : 1;
+    }
+    if (overflow > 0) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(o);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+            PyErr_Clear();
+            return 0;
+        }
+        mpk_write_uint(&e->w, u);
+        return writer_ok(e) ? -1 : 1;
+    }
+    return 0;
+}
+
+static inline int pack_float(encoder *e, double v)
+{
+    if (e->o->use_single_float)
+        mpk_write_float32(&e->w, (float)v);
+    else
+        mpk_write_float64(&e->w, v);
+    return writer_ok(e);
+}
+
+static MPK__NOINLINE int nest_error(void)
+{
+    PyErr_SetString(PyExc_ValueError, "recursion limit exceeded.");
+    return -1;
+}
+
+static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
+{
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        PyErr_SetString(PyExc_ValueError, "list is too large");
+        return -1;
+    }
+    mpk_write_array(&e->w, (uint32_t)n);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (UNLIKELY(pack_obj(e, items[i], depth + 1) < 0)) return -1;
+    return 0;
+}
+
+static int pack_list(encoder *e, PyObject *o, int depth)
+{
+    Py_ssize_t n = PyList_GET_SIZE(o);
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        PyErr_SetString(PyExc_ValueError, "list is too large");
+        return -1;
+    }
+    mpk_write_array(&e->w, (uint32_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* a default hook may shrink the list while we walk it */
+        if (UNLIKELY(i >= PyList_GET_SIZE(o))) {
+            PyErr_SetString(PyExc_RuntimeError, "list changed size during packing");
+            return -1;
+        }
+        PyObject *item = PyList_GET_ITEM(o, i);
+        Py_INCREF(item);
+        int rc = pack_obj(e, item, depth + 1);
+        Py_DECREF(item);
+        if (UNLIKELY(rc < 0)) return -1;
+    }
+    return 0;
+}
+
+static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
+
+static int pack_dict(encoder *e, PyObject *o, int depth)
+{
+    Py_ssize_t n = PyDict_GET_SIZE(o);
+    if (UNLIKELY(e->o->sort_keys)) {
+        PyObject *items = PyDict_Items(o);
+        if (!items) return -1;
+        int rc = PyList_Sort(items) < 0 ? -1 : pack_pairs_list(e, items, depth);
+        Py_DECREF(items);
+        return rc;
+    }
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        PyErr_SetString(PyExc_ValueError, "dict is too large");
+        return -1;
+    }
+    mpk_write_map(&e->w, (uint32_t)n);
+    Py_ssize_t pos = 0, seen = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+        Py_INCREF(k);
+        Py_INCREF(v);
+        int rc = pack_obj(e, k, depth + 1);
+        if (rc == 0) rc = pack_obj(e, v, depth + 1);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (UNLIKELY(rc < 0)) return -1;
+        seen++;
+    }
+    if (UNLIKELY(seen != n)) {
+        PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
+        return -1;
+    }
+    return 0;
+}
+
+/* A list of (key, value) 2-tuples or 2-sequences: sorted dict items, pack_map_pairs. */
+static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
+{
+    PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence of (key, value)");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "dict is too large");
+        return -1;
+    }
+    mpk_write_map(&e->w, (uint32_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "pair must be (key, value)");
+        if (!pair) goto fail;
+        if (PySequence_Fast_GET_SIZE(pair) != 2) {
+            Py_DECREF(pair);
+            PyErr_SetString(PyExc_ValueError, "pair must be (key, value)");
+            goto fail;
+        }
+        int rc = pack_obj(e, PySequence_Fast_GET_ITEM(pair, 0), depth + 1);
+        if (rc == 0) rc = pack_obj(e, PySequence_Fast_GET_ITEM(pair, 1), depth + 1);
+        Py_DECREF(pair);
+        if (rc < 0) goto fail;
+    }
+    Py_DECREF(seq);
+    return 0;
+fail:
+    Py_DECREF(seq);
+    return -1;
+}
+
+static int pack_ext(encoder *e, PyObject *code_obj, PyObject *data)
+{
+    long code = PyLong_AsLong(code_obj);
+    if (code == -1 && PyErr_Occurred()) return -1;
+    if (code < -128 || code > 127) {
+        PyErr_SetString(PyExc_ValueError, "ext code must be -128~127");
+        return -1;
+    }
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "ext data must be bytes");
+        return -1;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(data);
+    if ((uint64_t)n > 0xffffffffu) {
+        PyErr_SetString(PyExc_ValueError, "EXT data is too large");
+        return -1;
+    }
+    mpk_write_ext(&e->w, (int8_t)code, PyBytes_AS_STRING(data), (size_t)n);
+    return writer_ok(e);
+}
+
+static int pack_timestamp_parts(encoder *e, PyObject *sec_obj, PyObject *nsec_obj)
+{
+    int overflow;
+    long long sec = PyLong_AsLongLongAndOverflow(sec_obj, &overflow);
+    if (sec == -1 && PyErr_Occurred()) return -1;
+    if (overflow) {
+        PyErr_SetString(PyExc_OverflowError, "timestamp seconds out of int64 range");
+        return -1;
+    }
+    unsigned long nsec = PyLong_AsUnsignedLong(nsec_obj);
+    if (nsec == (unsigned long)-1 && PyErr_Occurred()) return -1;
+    if (nsec > 999999999ul) {
+        PyErr_SetString(PyExc_ValueError, "timestamp nanoseconds out of range");
+        return -1;
+    }
+    mpk_write_timestamp(&e->w, sec, (uint32_t)nsec);
+    return writer_ok(e);
+}
+
+static int pack_timestamp(encoder *e, PyObject *ts)
+{
+    PyObject *sec = PyObject_GetAttr(ts, mpkpy_str_seconds);
+    if (!sec) return -1;
+    PyObject *nsec = PyObject_GetAttr(ts, mpkpy_str_nanoseconds);
+    if (!nsec) {
+        Py_DECREF(sec);
+        return -1;
+    }
+    int rc = pack_timestamp_parts(e, sec, nsec);
+    Py_DECREF(sec);
+    Py_DECREF(nsec);
+    return rc;
+}
+
+/* An aware datetime as a timestamp: (dt - epoch) in whole days, seconds and microseconds, exact
+ * (float seconds would round far from the epoch). */
+static int pack_datetime(encoder *e, PyObject *dt)
+{
+    PyObject *delta = PyNumber_Subtract(dt, mpkpy_epoch);
+    if (!delta) return -1;
+    long long sec = (long long)PyDateTime_DELTA_GET_DAYS(delta) * 86400 +
+                    PyDateTime_DELTA_GET_SECONDS(delta);
+    uint32_t nsec = (uint32_t)PyDateTime_DELTA_GET_MICROSECONDS(delta) * 1000u;
+    Py_DECREF(delta);
+    mpk_write_timestamp(&e->w, sec, nsec);
+    return writer_ok(e);
+}
+
+static int is_instance(PyObject *o, PyObject *cls, int strict)
+{
+    if ((PyObject *)Py_TYPE(o) == cls) return 1;
+    if (strict) return 0;
+    return PyObject_IsInstance(o, cls);
+}
+
+static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
+{
+    const encoder_options *opt = e->o;
+    int strict = opt->strict_types, default_used = 0, rc;
+    PyObject *converted = NULL; /* owns the object being packed after a conversion */
+
+    if (depth > PACK_NEST_LIMIT) return nest_error();
+    for (;;) {
+        PyTypeObject *t = Py_TYPE(o);
+        if (o == Py_None) {
+            mpk_write_nil(&e->w);
+            rc = writer_ok(e);
+            break;
+        }
+        if (t == &PyBool_Type) {
+            mpk_write_bool(&e->w, o == Py_True);
+            rc = writer_ok(e);
+            break;
+        }
+        if (t == &PyBytes_Type || (!strict && PyBytes_Check(o))) {
+            rc = pack_bytes_body(e, PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o), "bytes");
+            break;
+        }
+        if (t == &PyByteArray_Type || (!strict && PyByteArray_Check(o))) {
+            rc = pack_bytes_body(e, PyByteArray_AS_STRING(o), PyByteArray_GET_SIZE(o), "bytearray");
+            break;
+        }
+        if (t == &PyTuple_Type && !strict) {
+            rc = pack_sequence_items(e, &PyTuple_GET_ITEM(o, 0), PyTuple_GET_SIZE(o), depth);
+            break;
+        }
+        if ((PyObject *)t == mpkpy_ExtType || (!strict && PyObject_IsInstance(o, mpkpy_ExtType) == 1)) {
+            rc = pack_ext(e, PyTuple_GET_ITEM(o, 0), PyTuple_GET_ITEM(o, 1));
+            break;
+        }
+        if (is_instance(o, mpkpy_Timestamp, strict) == 1) {
+            rc = pack_timestamp(e, o);
+            break;
+        }
+        if (!strict) {
+            if (PyUnicode_Check(o)) { rc = pack_str(e, o); break; }
+            if (PyLong_Check(o)) {
+                rc = pack_long(e, o);
+                if (rc == 0) goto int_overflow;
+                rc = rc < 0 ? -1 : 0;
+                break;
+            }
+            if (PyFloat_Check(o)) { rc = pack_float(e, PyFloat_AS_DOUBLE(o)); break; }
+            if (PyList_Check(o) || PyTuple_Check(o)) {
+                PyObject *seq = PySequence_Fast(o, "");
+                if (!seq) { rc = -1; break; }
+                rc = pack_sequence_items(e, PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq), depth);
+                Py_DECREF(seq);
+                break;
+            }
+            if (PyDict_Check(o)) {
+                PyObject *items = PyMapping_Items(o);
+                if (!items) { rc = -1; break; }
+                if (e->o->sort_keys && PyList_Sort(items) < 0) rc = -1;
+                else rc = pack_pairs_list(e, items, depth);
+                Py_DECREF(items);
+                break;
+            }
+            if (PyObject_CheckBuffer(o) && PyMemoryView_Check(o)) {
+                Py_buffer view;
+                if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+                rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
+                PyBuffer_Release(&view);
+                break;
+            }
+        } else if (t == &PyMemoryView_Type) {
+            Py_buffer view;
+            if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+            rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
+            PyBuffer_Release(&view);
+            break;
+        }
+        if (opt->datetime && PyDateTime_Check(o) &&
+            ((PyDateTime_DateTime *)o)->hastzinfo && ((PyDateTime_DateTime *)o)->tzinfo != Py_None) {
+            rc = pack_datetime(e, o);
+            break;
+        }
+        if (opt->extras) {
+            PyObject *r = PyObject_CallFunction(mpkpy_extras_convert, "OI", o, opt->extras);
+            if (!r) { rc = -1; break; }
+            if (r != Py_NotImplemented) {
+                Py_XSETREF(converted, r);
+                o = r;
+                continue;
+            }
+            Py_DECREF(r);
+        }
+        if (opt->default_fn && !default_used) {
+            PyObject *r = PyObject_CallOneArg(opt->default_fn, o);
+            if (!r) { rc = -1; break; }
+            default_used = 1;
+            Py_XSETREF(converted, r);
+            o = r;
+            /* the result goes through the fast path too */
+            t = Py_TYPE(o);
+            if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type ||
+                t == &PyList_Type || t == &PyDict_Type) {
+                rc = pack_obj(e, o, depth);
+                break;
+            }
+            continue;
+        }
+        if (opt->datetime && PyDateTime_Check(o)) {
+            PyErr_Format(PyExc_ValueError, "can not serialize '%.200s' object where tzinfo=None",
+                         Py_TYPE(o)->tp_name);
+        } else {
+            PyErr_Format(PyExc_TypeError, "can not serialize '%.200s' object", Py_TYPE(o)->tp_name);
+        }
+        rc = -1;
+        break;
+    int_overflow:
+        if (opt->default_fn && !default_used) {
+            PyObject *r = PyObject_CallOneArg(opt->default_fn, o);
+            if (!r) { rc = -1; break; }
+            default_used = 1;
+            Py_XSETREF(converted, r);
+            o = r;
+            continue;
+        }
+        PyErr_SetString(PyExc_OverflowError, "Integer value out of range");
+        rc = -1;
+        break;
+    }
+    Py_XDECREF(converted);
+    return rc;
+}
+
+static int pack_obj(encoder *e, PyObject *o, int depth)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return pack_str(e, o);
+    if (t == &PyLong_Type) {
+        int rc = pack_long(e, o);
+        if (LIKELY(rc > 0)) return 0;
+        if (rc < 0) return -1;
+        return pack_uncommon(e, o, depth); /* out of range: default, or OverflowError */
+    }
+    if (t == &PyFloat_Type) return pack_float(e, PyFloat_AS_DOUBLE(o));
+    if (t == &PyList_Type) {
+        if (UNLIKELY(depth >= PACK_NEST_LIMIT + 1)) return nest_error();
+        return pack_list(e, o, depth);
+    }
+    if (t == &PyDict_Type) {
+        if (UNLIKELY(depth >= PACK_NEST_LIMIT + 1)) return nest_error();
+        return pack_dict(e, o, depth);
+    }
+    return pack_uncommon(e, o, depth);
+}
+
+/* ================================================================================================
+ * Options
+ * ==============================================================================================*/
+
+static void encoder_options_clear(encoder_options *o)
+{
+    Py_CLEAR(o->default_fn);
+    Py_CLEAR(o->unicode_errors);
+}
+
+static char *packer_kwlist[] = {"default", "use_single_float", "autoreset", "use_bin_type",
+                                "strict_types", "datetime", "unicode_errors", "buf_size",
+                                "sort_keys", "dataclass", "enum", "uuid", "date", "naive_utc", NULL};
+
+/* Parses Packer's keywords (args must be empty). autoreset goes to *autoreset. */
+static int encoder_options_parse(encoder_options *o, int *autoreset, PyObject *args, PyObject *kwargs,
+                                 const char *fname)
+{
+    PyObject *default_fn = Py_None, *unicode_errors = Py_None, *buf_size = Py_None;
+    int use_single_float = 0, ar = 1, use_bin_type = 1, strict_types = 0, datetime = 0, sort_keys = 0;
+    int dataclass = 0, enum_ = 0, uuid = 0, date = 0, naive_utc = 0;
+    char fmt[64];
+    PyOS_snprintf(fmt, sizeof fmt, "|$OpppppOOpppppp:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, packer_kwlist, &default_fn,
+                                     &use_single_float, &ar, &use_bin_type, &strict_types,
+                                     &datetime, &unicode_errors, &buf_size, &sort_keys, &dataclass,
+                                     &enum_, &uuid, &date, &naive_utc))
+        return -1;
+    if (default_fn != Py_None && !PyCallable_Check(default_fn)) {
+        PyErr_SetString(PyExc_TypeError, "default must be a callable.");
+        return -1;
+    }
+    if (unicode_errors != Py_None && !PyUnicode_Check(unicode_errors)) {
+        PyErr_SetString(PyExc_TypeError, "unicode_errors must be a str or None");
+        return -1;
+    }
+    memset(o, 0, sizeof *o);
+    if (default_fn != Py_None) o->default_fn = Py_NewRef(default_fn);
+    if (unicode_errors != Py_None) o->unicode_errors = Py_NewRef(unicode_errors);
+    o->use_single_float = use_single_float;
+    o->use_bin_type = use_bin_type;
+    o->strict_types = strict_types;
+    o->datetime = datetime;
+    o->sort_keys = sort_keys;
+    o->extras = (dataclass ? EXTRA_DATACLASS : 0) | (enum_ ? EXTRA_ENUM : 0) |
+                (uuid ? EXTRA_UUID : 0) | (date ? EXTRA_DATE : 0) | (naive_utc ? EXTRA_NAIVE_UTC : 0);
+    if (autoreset) *autoreset = ar;
+    return 0;
+}
+
+static const encoder_options default_options = {NULL, NULL, 0, 1, 0, 0, 0, 0};
+
+static int encoder_start(encoder *e, const encoder_options *o)
+{
+    e->o = o;
+    e->errors = NULL;
+    if (o->unicode_errors) {
+        e->errors = PyUnicode_AsUTF8(o->unicode_errors);
+        if (!e->errors) return -1;
+    }
+    return 0;
+}
+
+/* Runs pack_obj under the interpreter's recursion guard (a default hook may recurse). */
+static int encode_top(encoder *e, PyObject *obj)
+{
+    if (Py_EnterRecursiveCall(" while packing")) return -1;
+    int rc = pack_obj(e, obj, 0);
+    Py_LeaveRecursiveCall();
+    return rc;
+}
+
+/* ================================================================================================
+ * packb
+ * ==============================================================================================*/
+
+/* packb reuses one writer between calls, so a stream of small messages allocates only the result.
+ * A default hook that calls packb again finds it busy and gets a writer of its own. A buffer grown
+ * past 1 MiB by a large message is given back rather than kept. */
+static mpk_writer shared_writer;
+static int shared_writer_ready, shared_writer_busy;
+#define SHARED_WRITER_KEEP (1u << 20)
+
+static PyObject *packb_with(PyObject *obj, const encoder_options *opt)
+{
+    encoder e;
+    int shared = !shared_writer_busy;
+    if (shared) {
+        if (!shared_writer_ready) {
+            mpk_writer_init_growable(&shared_writer, 4096);
+            shared_writer_ready = 1;
+        }
+        shared_writer_busy = 1;
+        e.w = shared_writer;
+    } else {
+        mpk_writer_init_growable(&e.w, 256);
+    }
+    PyObject *result = NULL;
+    if (encoder_start(&e, opt) == 0 && encode_top(&e, obj) == 0 && writer_ok(&e) == 0)
+        result = PyBytes_FromStringAndSize((const char *)mpk_writer_data(&e.w), (Py_ssize_t)mpk_writer_size(&e.w));
+    if (shared) {
+        if ((size_t)(e.w.cap_end - e.w.buf) > SHARED_WRITER_KEEP) {
+            mpk_writer_destroy(&e.w);
+            mpk_writer_init_growable(&e.w, 4096);
+        } else {
+            mpk_writer_reset(&e.w);
+        }
+        shared_writer = e.w;
+        shared_writer_busy = 0;
+    } else {
+        mpk_writer_destroy(&e.w);
+    }
+    return result;
+}
+
+PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "packb() takes exactly one positional argument");
+        return NULL;
+    }
+    if (LIKELY(kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) return packb_with(args[0], &default_options);
+    PyObject *kwargs = PyDict_New(), *empty = PyTuple_New(0);
+    PyObject *result = NULL;
+    if (kwargs && empty) {
+        Py_ssize_t nk = PyTuple_GET_SIZE(kwnames), i;
+        for (i = 0; i < nk; i++)
+            if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) break;
+        encoder_options opt;
+        if (i == nk && encoder_options_parse(&opt, NULL, empty, kwargs, "packb") == 0) {
+            result = packb_with(args[0], &opt);
+            encoder_options_clear(&opt);
+        }
+    }
+    Py_XDECREF(kwargs);
+    Py_XDECREF(empty);
+    return result;
+}
+
+/* ================================================================================================
+ * Packer
+ * ==============================================================================================*/
+
+typedef struct {
+    PyObject_HEAD
+    encoder_options opt;
+    mpk_writer w;
+    int autoreset;
+    Py_ssize_t exports; /* live memoryviews from getbuffer(): the buffer must not move */
+} Packer;
+
+static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
+{
+    encoder_options opt;
+    int autoreset = 1;
+    if (PyTuple_GET_SIZE(args) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Packer() takes no positional arguments");
+        return -1;
+    }
+    if (encoder_options_parse(&opt, &autoreset, args, kwargs, "Packer") < 0) return -1;
+    encoder_options_clear(&self->opt);
+    self->opt = opt;
+    self->autoreset = autoreset;
+    mpk_writer_destroy(&self->w);
+    mpk_writer_init_growable(&self->w, 1024);
+    return 0;
+}
+
+static PyObject *Packer_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    Packer *self = (Packer *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->opt = default_options;
+    self->autoreset = 1;
+    mpk_writer_init_growable(&self->w, 1024);
+    return (PyObject *)self;
+}
+
+static void Packer_dealloc(Packer *self)
+{
+    PyObject_GC_UnTrack(self);
+    encoder_options_clear(&self->opt);
+    mpk_writer_destroy(&self->w);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Packer_traverse(Packer *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->opt.default_fn);
+    return 0;
+}
+
+static int Packer_clear(Packer *self)
+{
+    Py_CLEAR(self->opt.default_fn);
+    return 0;
+}
+
+static int check_not_exported(Packer *self)
+{
+    if (self->exports > 0) {
+        PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
+        return -1;
+    }
+    return 0;
+}
+
+/* The end of every public write: with autoreset, hand back the bytes and empty the buffer. On an
+ * error the buffer is emptied too, as msgpack-python does, so no half value stays in it. */
+static PyObject *finish_write(Packer *self, int rc)
+{
+    if (rc < 0 || mpk_writer_error(&self->w) != MPK_OK) {
+        if (rc >= 0) PyErr_NoMemory();
+        mpk_writer_reset(&self->w);
+        return NULL;
+    }
+    if (!self->autoreset) Py_RETURN_NONE;
+    PyObject *r = PyBytes_FromStringAndSize((const char *)mpk_writer_data(&self->w), (Py_ssize_t)mpk_writer_size(&self->w));
+    mpk_writer_reset(&self->w);
+    return r;
+}
+
+static PyObject *Packer_pack(Packer *self, PyObject *obj)
+{
+    if (check_not_exported(self) < 0) return NULL;
+    encoder e;
+    e.w = self->w;
+    int rc = encoder_start(&e, &self->opt);
+    if (rc == 0) rc = encode_top(&e, obj);
+    self->w = e.w;
+    return finish_write(self, rc);
+}
+
+static int count_arg(PyObject *arg, const char *what, uint32_t *out)
+{
+    unsigned long long n;
+    if (!PyLong_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "%s size must be an integer", what);
+        return -1;
+    }
+    if (_PyLong_Sign(arg) < 0) {
+        PyErr_Format(PyExc_ValueError, "%s size must be non-negative", what);
+        return -1;
+    }
+    n = PyLong_AsUnsignedLongLong(arg);
+    if ((n == (unsigned long long)-1 && PyErr_Occurred()) || n > 0xffffffffull) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s too large", what);
+        return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
+static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
+{
+    uint32_t n;
+    if (check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
+    mpk_write_array(&self->w, n);
+    return finish_write(self, 0);
+}
+
+static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
+{
+    uint32_t n;
+    if (check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
+    mpk_write_map(&self->w, n);
+    return finish_write(self, 0);
+}
+
+static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
+{
+    if (check_not_exported(self) < 0) return NULL;
+    encoder e;
+    e.w = self->w;
+    int rc = encoder_start(&e, &self->opt);
+    if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
+    self->w = e.w;
+    return finish_write(self, rc);
+}
+
+static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "pack_ext_type(typecode, data) takes 2 arguments");
+        return NULL;
+    }
+    if (!PyLong_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "typecode must have int type.");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "data must have bytes type");
+        return NULL;
+    }
+    if (check_not_exported(self) < 0) return NULL;
+    encoder e;
+    e.w = self->w;
+    e.o = &self->opt;
+    e.errors = NULL;
+    int rc = pack_ext(&e, args[0], args[1]);
+    self->w = e.w;
+    return finish_write(self, rc);
+}
+
+static PyObject *Packer_bytes(Packer *self, PyObject *unused)
+{
+    return PyBytes_FromStringAndSize((const char *)mpk_writer_data(&self->w), (Py_ssize_t)mpk_writer_size(&self->w));
+}
+
+static PyObject *Packer_reset(Packer *self, PyObject *unused)
+{
+    if (check_not_exported(self) < 0) return NULL;
+    mpk_writer_reset(&self->w);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Packer_getbuffer(Packer *self, PyObject *unused)
+{
+    return PyMemoryView_FromObject((PyObject *)self);
+}
+
+static int Packer_getbuf(Packer *self, Py_buffer *view, int flags)
+{
+    static char empty[1];
+    void *data = self->w.buf ? (void *)self->w.buf : (void *)empty;
+    if (PyBuffer_FillInfo(view, (PyObject *)self, data, (Py_ssize_t)mpk_writer_size(&self->w), 1, flags) < 0)
+        return -1;
+    self->exports++;
+    return 0;
+}
+
+static void Packer_releasebuf(Packer *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static PyBufferProcs Packer_as_buffer = {(getbufferproc)Packer_getbuf, (releasebufferproc)Packer_releasebuf};
+
+PyDoc_STRVAR(Packer__doc__,
+"Packer(*, default=None, use_single_float=False, autoreset=True, use_bin_type=True,\n"
+"       strict_types=False, datetime=False, unicode_errors=None, buf_size=None,\n"
+"       sort_keys=False, dataclass=False, enum=False, uuid=False, date=False, naive_utc=False)\n"
+"--\n\n"
+"MessagePack writer, compatible with msgpack.Packer.\n\n"
+"default: called with an object of an unsupported type; returns something packable.\n"
+"use_single_float: write floats as float 32.\n"
+"autoreset: pack() returns the bytes and empties the buffer (else use bytes()/reset()).\n"
+"use_bin_type: bytes as bin and str 8 allowed (False: the old raw-only format).\n"
+"strict_types: exact types only (subclasses and tuples go to default).\n"
+"datetime: an aware datetime is written as a timestamp.\n"
+"unicode_errors: error handler for encoding str (default strict).\n"
+"buf_size: accepted for compatibility; ignored.\n"
+"mpk extras: sort_keys (dict keys in sorted order), dataclass (instances as maps of\n"
+"their fields), enum (members as their value), uuid (as the 36-character str),\n"
+"date (datetime.date as 'YYYY-MM-DD'), naive_utc (with datetime=True, a naive\n"
+"datetime is taken as UTC instead of an error).");
+
+static PyMethodDef Packer_methods[] = {
+    {"pack", (PyCFunction)Packer_pack, METH_O, "pack(obj): pack one object."},
+    {"pack_array_header", (PyCFunction)Packer_pack_array_header, METH_O, "pack_array_header(n)"},
+    {"pack_map_header", (PyCFunction)Packer_pack_map_header, METH_O, "pack_map_header(n)"},
+    {"pack_map_pairs", (PyCFunction)Packer_pack_map_pairs, METH_O, "pack_map_pairs(pairs): a map from a sequence of (key, value)."},
+    {"pack_ext_type", (PyCFunction)(void (*)(void))Packer_pack_ext_type, METH_FASTCALL, "pack_ext_type(typecode, data)"},
+    {"bytes", (PyCFunction)Packer_bytes, METH_NOARGS, "The buffer's content as bytes."},
+    {"reset", (PyCFunction)Packer_reset, METH_NOARGS, "Empty the buffer."},
+    {"getbuffer", (PyCFunction)Packer_getbuffer, METH_NOARGS, "A memoryview of the buffer."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject mpkpy_PackerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mpk.Packer",
+    .tp_basicsize = sizeof(Packer),
+    .tp_dealloc = (destructor)Packer_dealloc,
+    .tp_as_buffer = &Packer_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = Packer__doc__,
+    .tp_traverse = (traverseproc)Packer_traverse,
+    .tp_clear = (inquiry)Packer_clear,
+    .tp_methods = Packer_methods,
+    .tp_init = (initproc)Packer_init,
+    .tp_new = Packer_new,
+};
+
+int mpkpy_packer_init_module(void)
+{
+    PyDateTime_IMPORT;
+    return PyDateTimeAPI ? 0 : -1;
+}
