@@ -1,0 +1,471 @@
+import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
+import { ExtData } from "./ExtData.js";
+import type { ExtensionCodec } from "./ExtensionCodec.js";
+import { Float } from "./Float.js";
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH } from "./limits.js";
+import { MapPairs } from "./MapPairs.js";
+import { RawStr } from "./RawStr.js";
+import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
+import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { toBytes, type BinaryInput } from "./utils/bytes.js";
+import { lookupKey } from "./keyCache.js";
+
+export type DecoderOptions = Readonly<
+  Partial<{
+    /** What a map with only str keys becomes: a plain object or a `Map`. Defaults to "object". Maps with other keys always give a `Map`. */
+    map: "object" | "Map";
+    /**
+     * What an int 64 / uint 64 becomes: always a number (may round), always a bigint, or ("auto") a
+     * number when the value is exactly representable as one, else a bigint. Defaults to "auto".
+     */
+    int64: "number" | "bigint" | "auto";
+    /**
+     * What a str that is not valid UTF-8 becomes: a string with U+FFFD in place of the bad bytes
+     * ("replace", as TextDecoder does), a DecodeError of kind invalid_utf8 ("strict"), or a
+     * `RawStr` holding the bytes ("raw"). Defaults to "replace".
+     */
+    utf8: "replace" | "strict" | "raw";
+    /** What a timestamp (ext -1) becomes. "Date" falls back to a `Timestamp` outside Date's range. Defaults to "Date". */
+    timestamp: "Date" | "Timestamp";
+    /**
+     * Keep every wire distinction: floats as `Float`, maps as `MapPairs` (duplicates and order
+     * kept), timestamps as `Timestamp`. For tools that must re-encode byte for byte. Defaults to false.
+     */
+    exact: boolean;
+    /** Decoders for application ext types; unknown types give `ExtData`. */
+    extensions: ExtensionCodec;
+    /** Containers enclosing a value, itself included. Defaults to 1024 (DEFAULT_MAX_DEPTH). */
+    maxDepth: number;
+    /** Bytes of one str. Defaults to 4294967295 (DEFAULT_MAX_LENGTH). */
+    maxStrLength: number;
+    /** Bytes of one bin. Defaults to 4294967295. */
+    maxBinLength: number;
+    /** Payload bytes of one ext, timestamps included. Defaults to 4294967295. */
+    maxExtLength: number;
+    /** Elements of one array. Defaults to 4294967295. */
+    maxArrayLength: number;
+    /** Key/value pairs of one map. Defaults to 4294967295. */
+    maxMapLength: number;
+  }>
+>;
+
+const INT64_NUMBER = 0;
+const INT64_BIGINT = 1;
+const INT64_AUTO = 2;
+const UTF8_REPLACE = 0;
+const UTF8_STRICT = 1;
+const UTF8_RAW = 2;
+
+/**
+ * Strings longer than this go to TextDecoder, shorter ones through the hand-written decoder.
+ * Measured with bench/strings.ts (Node 20 and Chromium): below ~ 48 bytes the call into
+ * TextDecoder costs more than the loop.
+ */
+const TEXT_DECODER_THRESHOLD = 48;
+
+// The reader's state lives in module variables rather than on `this`: V8 reads them faster in the
+// hot loop. A nested decode (an ext decoder that decodes) saves and restores them.
+let buf: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(buf.buffer);
+let pos = 0;
+let end = 0;
+let maxDepth = DEFAULT_MAX_DEPTH;
+let maxStr = DEFAULT_MAX_LENGTH;
+let maxBin = DEFAULT_MAX_LENGTH;
+let maxExt = DEFAULT_MAX_LENGTH;
+let maxArray = DEFAULT_MAX_LENGTH;
+let maxMap = DEFAULT_MAX_LENGTH;
+let keyMax = 16;
+let mapAsMap = false;
+let int64Mode = INT64_AUTO;
+let utf8Mode = UTF8_REPLACE;
+let exact = false;
+let timestampAsDate = true;
+let extDecoders: ExtensionCodec["decoders"] | undefined;
+let busy = false;
+/** For streams: after a truncated error, the input length that retrying needs at least. */
+let truncatedNeed = 0;
+
+export class Decoder {
+  private readonly maxDepth: number;
+  private readonly maxStr: number;
+  private readonly maxBin: number;
+  private readonly maxExt: number;
+  private readonly maxArray: number;
+  private readonly maxMap: number;
+  private readonly mapAsMap: boolean;
+  private readonly int64Mode: number;
+  private readonly utf8Mode: number;
+  private readonly exact: boolean;
+  private readonly timestampAsDate: boolean;
+  private readonly extDecoders: ExtensionCodec["decoders"] | undefined;
+
+  constructor(options: DecoderOptions = {}) {
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.maxStr = options.maxStrLength ?? DEFAULT_MAX_LENGTH;
+    this.maxBin = options.maxBinLength ?? DEFAULT_MAX_LENGTH;
+    this.maxExt = options.maxExtLength ?? DEFAULT_MAX_LENGTH;
+    this.maxArray = options.maxArrayLength ?? DEFAULT_MAX_LENGTH;
+    this.maxMap = options.maxMapLength ?? DEFAULT_MAX_LENGTH;
+    this.exact = options.exact ?? false;
+    this.mapAsMap = options.map === "Map";
+    this.int64Mode = options.int64 === "number" ? INT64_NUMBER : options.int64 === "bigint" ? INT64_BIGINT : INT64_AUTO;
+    this.utf8Mode = options.utf8 === "strict" ? UTF8_STRICT : options.utf8 === "raw" ? UTF8_RAW : UTF8_REPLACE;
+    this.timestampAsDate = !this.exact && options.timestamp !== "Timestamp";
+    this.extDecoders = options.extensions?.decoders;
+  }
+
+  /** Decodes exactly one value; bytes after it are a trailing_bytes error. */
+  decode(input: BinaryInput): unknown {
+    const saved = busy ? save() : null;
+    busy = true;
+    try {
+      this.begin(toBytes(input), 0);
+      const value = read(0);
+      if (pos < end) fail("trailing_bytes", pos);
+      return value;
+    } finally {
+      if (saved) restore(saved);
+      else busy = false;
+    }
+  }
+
+  /** Decodes the values laid one after another in the input. */
+  *decodeMulti(input: BinaryInput): Generator<unknown, void, undefined> {
+    const bytes = toBytes(input);
+    let at = 0;
+    while (at < bytes.length) {
+      const [value, next] = this.decodeAt(bytes, at);
+      at = next;
+      yield value;
+    }
+  }
+
+  /**
+   * @internal Decodes one value starting at bytes[start]; returns it and the offset after it.
+   * A truncated error sets the length a retry needs, readable through truncatedNeedOf().
+   */
+  decodeAt(bytes: Uint8Array, start: number): [unknown, number] {
+    const saved = busy ? save() : null;
+    busy = true;
+    try {
+      this.begin(bytes, start);
+      const value = read(0);
+      return [value, pos];
+    } finally {
+      if (saved) restore(saved);
+      else busy = false;
+    }
+  }
+
+  private begin(bytes: Uint8Array, start: number): void {
+    if (bytes !== buf) {
+      buf = bytes;
+      view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    pos = start;
+    end = bytes.length;
+    maxDepth = this.maxDepth;
+    maxStr = this.maxStr;
+    maxBin = this.maxBin;
+    maxExt = this.maxExt;
+    maxArray = this.maxArray;
+    maxMap = this.maxMap;
+    keyMax = Math.min(16, this.maxStr);
+    mapAsMap = this.mapAsMap;
+    int64Mode = this.int64Mode;
+    utf8Mode = this.utf8Mode;
+    exact = this.exact;
+    timestampAsDate = this.timestampAsDate;
+    extDecoders = this.extDecoders;
+  }
+}
+
+/** @internal the input length a stream must reach before a truncated value is worth retrying */
+export function truncatedNeedOf(): number {
+  return truncatedNeed;
+}
+
+function save(): unknown[] {
+  return [buf, view, pos, end, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function restore(s: any[]): void {
+  [buf, view, pos, end, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+}
+
+function fail(kind: DecodeErrorKind, offset: number): never {
+  throw new DecodeError(kind, offset);
+}
+
+/** The token at `head` needs the input to reach `need` bytes. */
+function truncated(head: number, need: number): never {
+  truncatedNeed = need;
+  throw new DecodeError("truncated", head);
+}
+
+/** Reads one value; `depth` counts the containers enclosing it. */
+function read(depth: number): unknown {
+  if (pos >= end) return truncated(end, end + 1); // a container still owes elements
+  const head = pos;
+  const h = buf[pos++]!;
+  if (h < 0xc0) {
+    if (h < 0x80) return h; // positive fixint 0xxxxxxx: 0..127
+    if (h < 0x90) return readMap(head, h & 0x0f, depth); // fixmap 1000xxxx
+    if (h < 0xa0) return readArray(head, h & 0x0f, depth); // fixarray 1001xxxx
+    return readStr(head, h & 0x1f); // fixstr 101xxxxx
+  }
+  if (h >= 0xe0) return h - 0x100; // negative fixint 111xxxxx: -32..-1
+  switch (h) {
+    case 0xc0: return null;
+    case 0xc1: return fail("invalid_byte", head); // never used
+    case 0xc2: return false;
+    case 0xc3: return true;
+    case 0xc4: return readBin(head, len8(head)); // bin 8
+    case 0xc5: return readBin(head, len16(head)); // bin 16
+    case 0xc6: return readBin(head, len32(head)); // bin 32
+    case 0xc7: { // ext 8: length, type, payload
+      if (pos + 2 > end) return truncated(head, pos + 2);
+      const n = buf[pos]!;
+      const type = (buf[pos + 1]! << 24) >> 24;
+      pos += 2;
+      return readExt(head, type, n);
+    }
+    case 0xc8: { // ext 16
+      if (pos + 3 > end) return truncated(head, pos + 3);
+      const n = (buf[pos]! << 8) | buf[pos + 1]!;
+      const type = (buf[pos + 2]! << 24) >> 24;
+      pos += 3;
+      return readExt(head, type, n);
+    }
+    case 0xc9: { // ext 32
+      if (pos + 5 > end) return truncated(head, pos + 5);
+      const n = view.getUint32(pos);
+      const type = (buf[pos + 4]! << 24) >> 24;
+      pos += 5;
+      return readExt(head, type, n);
+    }
+    case 0xca: { // float 32
+      if (pos + 4 > end) return truncated(head, pos + 4);
+      const v = view.getFloat32(pos);
+      pos += 4;
+      return exact ? new Float(v, 32) : v;
+    }
+    case 0xcb: { // float 64
+      if (pos + 8 > end) return truncated(head, pos + 8);
+      const v = view.getFloat64(pos);
+      pos += 8;
+      return exact ? new Float(v, 64) : v;
+    }
+    case 0xcc: // uint 8
+      if (pos + 1 > end) return truncated(head, pos + 1);
+      return buf[pos++];
+    case 0xcd: { // uint 16
+      if (pos + 2 > end) return truncated(head, pos + 2);
+      const v = (buf[pos]! << 8) | buf[pos + 1]!;
+      pos += 2;
+      return v;
+    }
+    case 0xce: { // uint 32
+      if (pos + 4 > end) return truncated(head, pos + 4);
+      const v = view.getUint32(pos);
+      pos += 4;
+      return v;
+    }
+    case 0xcf: { // uint 64
+      if (pos + 8 > end) return truncated(head, pos + 8);
+      const hi = view.getUint32(pos);
+      const lo = view.getUint32(pos + 4);
+      pos += 8;
+      return uint64(hi, lo);
+    }
+    case 0xd0: // int 8
+      if (pos + 1 > end) return truncated(head, pos + 1);
+      return (buf[pos++]! << 24) >> 24;
+    case 0xd1: { // int 16
+      if (pos + 2 > end) return truncated(head, pos + 2);
+      const v = (((buf[pos]! << 8) | buf[pos + 1]!) << 16) >> 16;
+      pos += 2;
+      return v;
+    }
+    case 0xd2: { // int 32
+      if (pos + 4 > end) return truncated(head, pos + 4);
+      const v = view.getInt32(pos);
+      pos += 4;
+      return v;
+    }
+    case 0xd3: { // int 64
+      if (pos + 8 > end) return truncated(head, pos + 8);
+      const hi = view.getInt32(pos);
+      const lo = view.getUint32(pos + 4);
+      pos += 8;
+      return int64(hi, lo);
+    }
+    case 0xd4: return readFixExt(head, 1); // fixext 1
+    case 0xd5: return readFixExt(head, 2); // fixext 2
+    case 0xd6: return readFixExt(head, 4); // fixext 4
+    case 0xd7: return readFixExt(head, 8); // fixext 8
+    case 0xd8: return readFixExt(head, 16); // fixext 16
+    case 0xd9: return readStr(head, len8(head)); // str 8
+    case 0xda: return readStr(head, len16(head)); // str 16
+    case 0xdb: return readStr(head, len32(head)); // str 32
+    case 0xdc: return readArray(head, len16(head), depth); // array 16
+    case 0xdd: return readArray(head, len32(head), depth); // array 32
+    case 0xde: return readMap(head, len16(head), depth); // map 16
+    default: return readMap(head, len32(head), depth); // 0xdf map 32
+  }
+}
+
+function len8(head: number): number {
+  if (pos + 1 > end) return truncated(head, pos + 1);
+  return buf[pos++]!;
+}
+
+function len16(head: number): number {
+  if (pos + 2 > end) return truncated(head, pos + 2);
+  const n = (buf[pos]! << 8) | buf[pos + 1]!;
+  pos += 2;
+  return n;
+}
+
+function len32(head: number): number {
+  if (pos + 4 > end) return truncated(head, pos + 4);
+  const n = view.getUint32(pos);
+  pos += 4;
+  return n;
+}
+
+function uint64(hi: number, lo: number): number | bigint {
+  // below 2^53 every value is exact as a number
+  if (int64Mode === INT64_NUMBER || (int64Mode === INT64_AUTO && hi < 0x200000)) return hi * 0x1_0000_0000 + lo;
+  const big = (BigInt(hi) << 32n) | BigInt(lo);
+  if (int64Mode === INT64_BIGINT) return big;
+  const n = Number(big);
+  return BigInt(n) === big ? n : big;
+}
+
+function int64(hi: number, lo: number): number | bigint {
+  if (int64Mode === INT64_NUMBER || (int64Mode === INT64_AUTO && hi >= -0x200000 && hi < 0x200000)) {
+    return hi * 0x1_0000_0000 + lo;
+  }
+  const big = (BigInt(hi) << 32n) | BigInt(lo);
+  if (int64Mode === INT64_BIGINT) return big;
+  const n = Number(big);
+  return BigInt(n) === big ? n : big;
+}
+
+function readStr(head: number, n: number): unknown {
+  if (n > maxStr) return fail("length_limit", head);
+  if (n > end - pos) return truncated(head, pos + n);
+  const start = pos;
+  pos += n;
+  if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, false);
+  const s = decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, true);
+  if (!lastUtf8Invalid) return s;
+  if (utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
+  return new RawStr(buf.slice(start, pos));
+}
+
+function readBin(head: number, n: number): Uint8Array {
+  if (n > maxBin) return fail("length_limit", head);
+  if (n > end - pos) return truncated(head, pos + n);
+  pos += n;
+  return buf.slice(pos - n, pos);
+}
+
+function readFixExt(head: number, n: number): unknown {
+  if (pos + 1 > end) return truncated(head, pos + 1);
+  const type = (buf[pos++]! << 24) >> 24;
+  return readExt(head, type, n);
+}
+
+function readExt(head: number, type: number, n: number): unknown {
+  if (n > maxExt) return fail("length_limit", head);
+  if (n > end - pos) return truncated(head, pos + n);
+  const start = pos;
+  pos += n;
+  if (type === TIMESTAMP_EXT_TYPE) {
+    const ts = decodeTimestampPayload(view, start, n);
+    if (ts === null) return fail("invalid_timestamp", head);
+    return timestampAsDate ? (ts.toDate() ?? ts) : ts;
+  }
+  const data = buf.slice(start, pos);
+  const decodeExt = extDecoders?.[type + 128];
+  return decodeExt ? decodeExt(data, type) : new ExtData(type, data);
+}
+
+function readArray(head: number, n: number, depth: number): unknown[] {
+  if (n > maxArray) return fail("length_limit", head);
+  if (depth >= maxDepth) return fail("depth_limit", head);
+  if (n > end - pos) return truncated(head, pos + n); // every element takes at least one byte
+  const arr = new Array(n);
+  for (let i = 0; i < n; i++) arr[i] = read(depth + 1);
+  return arr;
+}
+
+function readMap(head: number, n: number, depth: number): unknown {
+  if (n > maxMap) return fail("length_limit", head);
+  if (depth >= maxDepth) return fail("depth_limit", head);
+  if (n * 2 > end - pos) return truncated(head, pos + n * 2); // every key and value takes at least one byte
+  if (exact) return readPairs(n, depth + 1);
+  if (mapAsMap) return readIntoMap(new Map(), n, depth + 1);
+  const obj: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    const key = readKey(depth + 1);
+    if (typeof key !== "string") return readIntoMap(objectToMap(obj), n - i, depth + 1, key);
+    const value = read(depth + 1);
+    if (key === "__proto__") {
+      // a plain key like any other: defining it never reaches Object.prototype's setter
+      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+    } else {
+      obj[key] = value;
+    }
+  }
+  return obj;
+}
+
+/** A map key: short fixstr keys go through the key cache, anything else through read(). */
+function readKey(depth: number): unknown {
+  if (pos < end) {
+    const h = buf[pos]!;
+    const n = h - 0xa0;
+    if (n >= 0 && n <= keyMax && pos + 1 + n <= end) {
+      const start = pos + 1;
+      const key = lookupKey(buf, start, n);
+      if (key !== undefined) {
+        pos = start + n;
+        return key;
+      }
+    }
+  }
+  return read(depth);
+}
+
+function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
+  const map = new Map<unknown, unknown>();
+  for (const k of Object.keys(obj)) map.set(k, obj[k]);
+  return map;
+}
+
+function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, firstKey?: unknown): Map<unknown, unknown> {
+  let i = 0;
+  if (firstKey !== undefined) {
+    map.set(firstKey, read(depth));
+    i = 1;
+  }
+  for (; i < n; i++) {
+    const key = readKey(depth);
+    map.set(key, read(depth));
+  }
+  return map;
+}
+
+function readPairs(n: number, depth: number): MapPairs {
+  const pairs: Array<[unknown, unknown]> = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const key = read(depth);
+    pairs[i] = [key, read(depth)];
+  }
+  return new MapPairs(pairs);
+}

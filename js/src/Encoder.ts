@@ -1,0 +1,466 @@
+import { ExtData } from "./ExtData.js";
+import type { ExtensionCodec } from "./ExtensionCodec.js";
+import { Float } from "./Float.js";
+import { DEFAULT_MAX_DEPTH } from "./limits.js";
+import { MapPairs } from "./MapPairs.js";
+import { RawStr } from "./RawStr.js";
+import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
+import { utf8Length, writeUtf8, writeUtf8Long } from "./utils/utf8.js";
+
+export type EncoderOptions = Readonly<
+  Partial<{
+    /** Write numbers that are not integers as float 32 (rounding them) instead of float 64. Defaults to false. */
+    float32: boolean;
+    /** Write map keys in sorted order, for deterministic output. Defaults to false (insertion order). */
+    sortKeys: boolean;
+    /** Encoders for application ext types, tried on objects that are not plain data. */
+    extensions: ExtensionCodec;
+    /** Containers enclosing a value, itself included (so a cycle is an error, not a stack overflow). Defaults to 1024. */
+    maxDepth: number;
+  }>
+>;
+
+/**
+ * Strings shorter than this (in UTF-16 code units) are written by the hand-written loop, longer
+ * ones with TextEncoder.encodeInto. Measured with bench/strings.ts: the call costs more than the
+ * loop below about 64 units in Node 20.
+ */
+const TEXT_ENCODER_THRESHOLD = 64;
+/** Size of the shared output buffer; results are views into it, so small results cost no copy. */
+const CHUNK_SIZE = 64 * 1024;
+const MIN_FREE = 2048;
+
+// Writer state, in module variables for the same reason as in Decoder.ts.
+let target = new Uint8Array(0);
+let view = new DataView(target.buffer);
+let start = 0;
+let pos = 0;
+let useFloat32 = false;
+let sortKeys = false;
+let maxDepth = DEFAULT_MAX_DEPTH;
+let extEncoders: ExtensionCodec["encoders"] | undefined;
+let busy = false;
+
+export class Encoder {
+  private readonly float32: boolean;
+  private readonly sortKeys: boolean;
+  private readonly maxDepth: number;
+  private readonly extEncoders: ExtensionCodec["encoders"] | undefined;
+
+  constructor(options: EncoderOptions = {}) {
+    this.float32 = options.float32 ?? false;
+    this.sortKeys = options.sortKeys ?? false;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.extEncoders = options.extensions?.encoders;
+  }
+
+  /**
+   * Encodes one value. The result is a view into a buffer shared with other results (that is
+   * what makes small encodes cheap): copy it with `.slice()` before transferring its `.buffer`.
+   */
+  encode(value: unknown): Uint8Array {
+    const saved = busy ? save() : null;
+    busy = true;
+    try {
+      if (saved) {
+        target = new Uint8Array(256);
+        view = new DataView(target.buffer);
+        start = pos = 0;
+      } else if (target.length - start < MIN_FREE) {
+        // a fresh chunk (also when the last one was detached by a transfer)
+        newChunk(0);
+      }
+      useFloat32 = this.float32;
+      sortKeys = this.sortKeys;
+      maxDepth = this.maxDepth;
+      extEncoders = this.extEncoders;
+      pos = start;
+      write(value, 0);
+      const out = target.subarray(start, pos);
+      start = (pos + 7) & ~7;
+      return out;
+    } catch (e) {
+      pos = start;
+      throw e;
+    } finally {
+      if (saved) restore(saved);
+      else busy = false;
+    }
+  }
+}
+
+function save(): unknown[] {
+  return [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function restore(s: any[]): void {
+  [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders] = s;
+}
+
+/** Moves the output so far into a new buffer with room for `extra` more bytes. */
+function newChunk(extra: number): void {
+  const used = pos - start;
+  const size = Math.max(CHUNK_SIZE, (used + extra) * 2);
+  const next = new Uint8Array(size);
+  if (used > 0) next.set(target.subarray(start, pos));
+  target = next;
+  view = new DataView(next.buffer);
+  start = 0;
+  pos = used;
+}
+
+function ensure(n: number): void {
+  if (pos + n > target.length) newChunk(n);
+}
+
+function write(v: unknown, depth: number): void {
+  switch (typeof v) {
+    case "string": return writeStr(v);
+    case "number": return writeNumber(v);
+    case "boolean":
+      ensure(1);
+      target[pos++] = v ? 0xc3 : 0xc2;
+      return;
+    case "object":
+      if (v === null) {
+        ensure(1);
+        target[pos++] = 0xc0;
+        return;
+      }
+      return writeObject(v, depth);
+    case "undefined":
+      ensure(1);
+      target[pos++] = 0xc0;
+      return;
+    case "bigint": return writeBigInt(v);
+    default: throw new TypeError(`cannot encode a ${typeof v}`);
+  }
+}
+
+function writeNumber(v: number): void {
+  ensure(9);
+  if (Number.isInteger(v) && !(v === 0 && 1 / v < 0)) {
+    if (v >= 0) {
+      if (v < 0x80) {
+        target[pos++] = v; // positive fixint
+      } else if (v < 0x100) {
+        target[pos++] = 0xcc;
+        target[pos++] = v;
+      } else if (v < 0x10000) {
+        target[pos++] = 0xcd;
+        target[pos++] = v >> 8;
+        target[pos++] = v;
+      } else if (v < 0x1_0000_0000) {
+        target[pos++] = 0xce;
+        view.setUint32(pos, v);
+        pos += 4;
+      } else if (v < 18446744073709551616) {
+        target[pos++] = 0xcf;
+        const lo = v % 0x1_0000_0000;
+        view.setUint32(pos, (v - lo) / 0x1_0000_0000);
+        view.setUint32(pos + 4, lo);
+        pos += 8;
+      } else {
+        writeFloat(v);
+      }
+    } else if (v >= -0x20) {
+      target[pos++] = v & 0xff; // negative fixint
+    } else if (v >= -0x80) {
+      target[pos++] = 0xd0;
+      target[pos++] = v;
+    } else if (v >= -0x8000) {
+      target[pos++] = 0xd1;
+      target[pos++] = v >> 8;
+      target[pos++] = v;
+    } else if (v >= -0x8000_0000) {
+      target[pos++] = 0xd2;
+      view.setInt32(pos, v);
+      pos += 4;
+    } else if (v >= -9223372036854775808) {
+      target[pos++] = 0xd3;
+      const hi = Math.floor(v / 0x1_0000_0000);
+      view.setInt32(pos, hi);
+      view.setUint32(pos + 4, v - hi * 0x1_0000_0000);
+      pos += 8;
+    } else {
+      writeFloat(v);
+    }
+  } else {
+    writeFloat(v);
+  }
+}
+
+function writeFloat(v: number): void {
+  if (useFloat32) {
+    target[pos++] = 0xca;
+    view.setFloat32(pos, v);
+    pos += 4;
+  } else {
+    target[pos++] = 0xcb;
+    view.setFloat64(pos, v);
+    pos += 8;
+  }
+}
+
+const UINT64_LIMIT = 1n << 64n;
+const INT64_MIN = -(1n << 63n);
+
+function writeBigInt(v: bigint): void {
+  if (v >= -0x8000_0000n && v < 0x1_0000_0000n) return writeNumber(Number(v));
+  ensure(9);
+  if (v >= 0n && v < UINT64_LIMIT) {
+    target[pos++] = 0xcf;
+    view.setBigUint64(pos, v);
+  } else if (v < 0n && v >= INT64_MIN) {
+    target[pos++] = 0xd3;
+    view.setBigInt64(pos, v);
+  } else {
+    throw new RangeError(`bigint ${v} does not fit in 64 bits`);
+  }
+  pos += 8;
+}
+
+function writeStrHeader(n: number): void {
+  if (n < 32) {
+    target[pos++] = 0xa0 | n; // fixstr
+  } else if (n < 0x100) {
+    target[pos++] = 0xd9;
+    target[pos++] = n;
+  } else if (n < 0x10000) {
+    target[pos++] = 0xda;
+    target[pos++] = n >> 8;
+    target[pos++] = n;
+  } else {
+    target[pos++] = 0xdb;
+    view.setUint32(pos, n);
+    pos += 4;
+  }
+}
+
+function strHeaderSize(n: number): number {
+  return n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
+}
+
+function writeStr(s: string): void {
+  const n = s.length;
+  if (n < TEXT_ENCODER_THRESHOLD) {
+    ensure(2 + 3 * n);
+    // Most short strings are ASCII: write them hoping so, with the header their length implies.
+    const head = pos;
+    let p = head + (n < 32 ? 1 : 2);
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      target[p++] = c;
+    }
+    if (i === n) {
+      if (n < 32) {
+        target[head] = 0xa0 | n;
+      } else {
+        target[head] = 0xd9;
+        target[head + 1] = n;
+      }
+      pos = p;
+      return;
+    }
+    writeStrHeader(utf8Length(s));
+    pos = writeUtf8(s, target, pos);
+    return;
+  }
+  // Reserve the header that the longest possible encoding needs, then move the bytes down if the
+  // real length takes a shorter one (the shortest form is required).
+  const most = 3 * n;
+  ensure(5 + most);
+  const reserved = strHeaderSize(most);
+  const head = pos;
+  const stop = writeUtf8Long(s, target, head + reserved);
+  const length = stop - head - reserved;
+  const needed = strHeaderSize(length);
+  if (needed < reserved) target.copyWithin(head + needed, head + reserved, stop);
+  writeStrHeader(length);
+  pos = head + needed + length;
+}
+
+function writeRawStr(bytes: Uint8Array): void {
+  ensure(5 + bytes.length);
+  writeStrHeader(bytes.length);
+  target.set(bytes, pos);
+  pos += bytes.length;
+}
+
+function writeBin(bytes: Uint8Array): void {
+  const n = bytes.length;
+  ensure(5 + n);
+  if (n < 0x100) {
+    target[pos++] = 0xc4;
+    target[pos++] = n;
+  } else if (n < 0x10000) {
+    target[pos++] = 0xc5;
+    target[pos++] = n >> 8;
+    target[pos++] = n;
+  } else {
+    target[pos++] = 0xc6;
+    view.setUint32(pos, n);
+    pos += 4;
+  }
+  target.set(bytes, pos);
+  pos += n;
+}
+
+function writeArrayHeader(n: number): void {
+  ensure(5);
+  if (n < 16) {
+    target[pos++] = 0x90 | n; // fixarray
+  } else if (n < 0x10000) {
+    target[pos++] = 0xdc;
+    target[pos++] = n >> 8;
+    target[pos++] = n;
+  } else {
+    target[pos++] = 0xdd;
+    view.setUint32(pos, n);
+    pos += 4;
+  }
+}
+
+function writeMapHeader(n: number): void {
+  ensure(5);
+  if (n < 16) {
+    target[pos++] = 0x80 | n; // fixmap
+  } else if (n < 0x10000) {
+    target[pos++] = 0xde;
+    target[pos++] = n >> 8;
+    target[pos++] = n;
+  } else {
+    target[pos++] = 0xdf;
+    view.setUint32(pos, n);
+    pos += 4;
+  }
+}
+
+function writeExt(type: number, data: Uint8Array): void {
+  const n = data.length;
+  ensure(6 + n);
+  if (n === 1) target[pos++] = 0xd4;
+  else if (n === 2) target[pos++] = 0xd5;
+  else if (n === 4) target[pos++] = 0xd6;
+  else if (n === 8) target[pos++] = 0xd7;
+  else if (n === 16) target[pos++] = 0xd8;
+  else if (n < 0x100) {
+    target[pos++] = 0xc7;
+    target[pos++] = n;
+  } else if (n < 0x10000) {
+    target[pos++] = 0xc8;
+    target[pos++] = n >> 8;
+    target[pos++] = n;
+  } else {
+    target[pos++] = 0xc9;
+    view.setUint32(pos, n);
+    pos += 4;
+  }
+  target[pos++] = type & 0xff;
+  target.set(data, pos);
+  pos += n;
+}
+
+function writeObject(v: object, depth: number): void {
+  if (depth >= maxDepth) throw new RangeError(`nesting deeper than maxDepth ${maxDepth} (a cycle?)`);
+  if (Array.isArray(v)) {
+    const n = v.length;
+    writeArrayHeader(n);
+    for (let i = 0; i < n; i++) write(v[i], depth + 1);
+    return;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto === Object.prototype || proto === null) return writePlainObject(v as Record<string, unknown>, depth);
+  if (v instanceof Uint8Array) return writeBin(v);
+  if (extEncoders !== undefined) {
+    for (const ext of extEncoders) {
+      const data = ext.encode(v);
+      if (data !== null) return writeExt(ext.type, data);
+    }
+  }
+  if (v instanceof Map) return writeMap(v, depth);
+  if (v instanceof Date) {
+    const ts = Timestamp.fromDate(v);
+    return writeExt(-1, encodeTimestampPayload(ts.sec, ts.nsec));
+  }
+  if (v instanceof Timestamp) return writeExt(-1, encodeTimestampPayload(v.sec, v.nsec));
+  if (v instanceof ExtData) return writeExt(v.type, v.data);
+  if (v instanceof RawStr) return writeRawStr(v.bytes);
+  if (v instanceof Float) {
+    ensure(9);
+    const saved = useFloat32;
+    useFloat32 = v.bits === 32;
+    writeFloat(v.value);
+    useFloat32 = saved;
+    return;
+  }
+  if (v instanceof MapPairs) {
+    writeMapHeader(v.pairs.length);
+    for (const [key, value] of v.pairs) {
+      write(key, depth + 1);
+      write(value, depth + 1);
+    }
+    return;
+  }
+  if (ArrayBuffer.isView(v)) return writeBin(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  if (v instanceof ArrayBuffer) return writeBin(new Uint8Array(v));
+  // any other object: its own enumerable string keys, like a plain object
+  return writePlainObject(v as Record<string, unknown>, depth);
+}
+
+function writePlainObject(obj: Record<string, unknown>, depth: number): void {
+  const keys = Object.keys(obj);
+  if (sortKeys) keys.sort();
+  const n = keys.length;
+  writeMapHeader(n);
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    writeStr(key);
+    write(obj[key], depth + 1);
+  }
+}
+
+function writeMap(map: Map<unknown, unknown>, depth: number): void {
+  writeMapHeader(map.size);
+  if (!sortKeys) {
+    for (const [key, value] of map) {
+      write(key, depth + 1);
+      write(value, depth + 1);
+    }
+    return;
+  }
+  const entries = [...map];
+  if (entries.every(([key]) => typeof key === "string")) {
+    entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
+    for (const [key, value] of entries) {
+      write(key, depth + 1);
+      write(value, depth + 1);
+    }
+    return;
+  }
+  // mixed key types: order by the keys' encoded bytes
+  const encodedKeys = entries.map(([key]) => {
+    const from = pos - start; // relative: writing may move the output to a new chunk
+    write(key, depth + 1);
+    const bytes = target.slice(start + from, pos);
+    pos = start + from;
+    return bytes;
+  });
+  const order = entries.map((_, i) => i).sort((a, b) => compareBytes(encodedKeys[a]!, encodedKeys[b]!));
+  for (const i of order) {
+    const bytes = encodedKeys[i]!;
+    ensure(bytes.length);
+    target.set(bytes, pos);
+    pos += bytes.length;
+    write(entries[i]![1], depth + 1);
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}

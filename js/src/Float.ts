@@ -1,0 +1,11 @@
+/**
+ * A float that remembers its width. The decoder returns one for every float when the option
+ * `exact: true` is set (so 1.0 stays distinguishable from the int 1); the encoder writes one as
+ * float 32 or float 64 as asked.
+ */
+export class Float {
+  constructor(
+    readonly value: number,
+    readonly bits: 32 | 64 = 64,
+  ) {}
+}

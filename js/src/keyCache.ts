@@ -1,0 +1,38 @@
+import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+
+// The key cache: map keys repeat (every record of a list has the same ones), so a short key's
+// bytes are hashed and, when the same bytes were seen before, the string made then is reused.
+// Reuse saves building the string and lets V8 find the property without hashing a new string.
+// Bounds: keys of at most KEY_MAX_BYTES bytes, SLOTS entries (direct-mapped; a collision replaces
+// the older key), about SLOTS * (KEY_MAX_BYTES + 9) bytes in all. Only valid UTF-8 is cached, so a
+// cached string is the same under every utf8 mode.
+
+/** Longest key, in bytes, that the cache holds. */
+export const KEY_MAX_BYTES = 16;
+const SLOT_BITS = 12;
+const SLOTS = 1 << SLOT_BITS;
+
+const keys: Array<string | undefined> = new Array(SLOTS).fill(undefined);
+const lengths = new Uint8Array(SLOTS);
+const bytes = new Uint8Array(SLOTS * KEY_MAX_BYTES);
+
+/** The string for buf[start, start + n) (n <= KEY_MAX_BYTES), or undefined when it is not valid UTF-8. */
+export function lookupKey(buf: Uint8Array, start: number, n: number): string | undefined {
+  // FNV-1a over the bytes, seeded with the length
+  let h = 0x811c9dc5 ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ buf[start + i]!, 0x01000193);
+  const slot = h >>> (32 - SLOT_BITS);
+  const cached = keys[slot];
+  if (cached !== undefined && lengths[slot] === n) {
+    const base = slot * KEY_MAX_BYTES;
+    let i = 0;
+    while (i < n && bytes[base + i] === buf[start + i]) i++;
+    if (i === n) return cached;
+  }
+  const key = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
+  if (lastUtf8Invalid) return undefined;
+  keys[slot] = key;
+  lengths[slot] = n;
+  bytes.set(buf.subarray(start, start + n), slot * KEY_MAX_BYTES);
+  return key;
+}

@@ -1,0 +1,183 @@
+// UTF-8 for str payloads. Short strings are decoded and written by hand, because a call into
+// TextDecoder/TextEncoder costs more than the loop below for them; long ones go to the platform.
+// The hand-written decoder follows the WHATWG Encoding Standard's UTF-8 decoder
+// (https://encoding.spec.whatwg.org/#utf-8-decoder), so both paths replace invalid sequences
+// with U+FFFD in exactly the same places.
+
+const REPLACEMENT = 0xfffd;
+const CHUNK = 4096; // code units handed to String.fromCharCode at once (argument-count limits)
+
+let textDecoder: TextDecoder | undefined;
+let textEncoder: TextEncoder | undefined;
+
+/** Set by decodeUtf8 when the last str it decoded was not valid UTF-8. */
+export let lastUtf8Invalid = false;
+
+/**
+ * Decodes bytes[start, end) with WHATWG's replacement rules. Sets lastUtf8Invalid when it had to
+ * replace anything, so that strict and raw modes can react without a second validation pass.
+ */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number, threshold: number, validate: boolean): string {
+  lastUtf8Invalid = false;
+  if (end - start > threshold) return decodeLong(bytes, start, end, validate);
+  // ASCII, the common case for keys and short values
+  let i = start;
+  while (i < end && bytes[i]! < 0x80) i++;
+  if (i === end) return asciiString(bytes, start, end);
+  return decodeGeneral(bytes, start, end);
+}
+
+function decodeLong(bytes: Uint8Array, start: number, end: number, validate: boolean): string {
+  textDecoder ??= new TextDecoder();
+  const s = textDecoder.decode(bytes.subarray(start, end));
+  // TextDecoder replaces silently; a U+FFFD in its output means either a replacement or a real
+  // U+FFFD in the input, and only then is the slow path needed to tell which.
+  if (validate && s.indexOf("\ufffd") !== -1) return decodeGeneral(bytes, start, end);
+  return s;
+}
+
+const fromCharCode = String.fromCharCode;
+
+/** bytes[start, end) are all below 0x80. */
+export function asciiString(b: Uint8Array, start: number, end: number): string {
+  switch (end - start) {
+    case 0: return "";
+    case 1: return fromCharCode(b[start]!);
+    case 2: return fromCharCode(b[start]!, b[start + 1]!);
+    case 3: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!);
+    case 4: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!, b[start + 3]!);
+    case 5: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!, b[start + 3]!, b[start + 4]!);
+    case 6: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!, b[start + 3]!, b[start + 4]!, b[start + 5]!);
+    case 7: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!, b[start + 3]!, b[start + 4]!, b[start + 5]!, b[start + 6]!);
+    case 8: return fromCharCode(b[start]!, b[start + 1]!, b[start + 2]!, b[start + 3]!, b[start + 4]!, b[start + 5]!, b[start + 6]!, b[start + 7]!);
+    default:
+      if (end - start <= CHUNK) return fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+      return decodeGeneral(b, start, end);
+  }
+}
+
+const units: number[] = [];
+
+function decodeGeneral(b: Uint8Array, start: number, end: number): string {
+  let out = "";
+  let n = 0;
+  let invalid = false;
+  let needed = 0;
+  let seen = 0;
+  let cp = 0;
+  let lower = 0x80;
+  let upper = 0xbf;
+  for (let i = start; i < end; i++) {
+    const byte = b[i]!;
+    if (needed === 0) {
+      if (byte < 0x80) {
+        units[n++] = byte;
+      } else if (byte >= 0xc2 && byte <= 0xdf) {
+        needed = 1;
+        cp = byte & 0x1f;
+      } else if (byte >= 0xe0 && byte <= 0xef) {
+        if (byte === 0xe0) lower = 0xa0;
+        else if (byte === 0xed) upper = 0x9f; // no surrogates
+        needed = 2;
+        cp = byte & 0xf;
+      } else if (byte >= 0xf0 && byte <= 0xf4) {
+        if (byte === 0xf0) lower = 0x90;
+        else if (byte === 0xf4) upper = 0x8f; // nothing above U+10FFFF
+        needed = 3;
+        cp = byte & 0x7;
+      } else {
+        units[n++] = REPLACEMENT;
+        invalid = true;
+      }
+    } else if (byte < lower || byte > upper) {
+      // the sequence so far is replaced and this byte starts over
+      needed = seen = cp = 0;
+      lower = 0x80;
+      upper = 0xbf;
+      units[n++] = REPLACEMENT;
+      invalid = true;
+      i--;
+    } else {
+      lower = 0x80;
+      upper = 0xbf;
+      cp = (cp << 6) | (byte & 0x3f);
+      if (++seen === needed) {
+        if (cp > 0xffff) {
+          cp -= 0x10000;
+          units[n++] = 0xd800 | (cp >> 10);
+          units[n++] = 0xdc00 | (cp & 0x3ff);
+        } else {
+          units[n++] = cp;
+        }
+        needed = seen = cp = 0;
+      }
+    }
+    if (n >= CHUNK) {
+      units.length = n;
+      out += fromCharCode.apply(null, units);
+      n = 0;
+    }
+  }
+  if (needed !== 0) {
+    units[n++] = REPLACEMENT;
+    invalid = true;
+  }
+  units.length = n;
+  out += fromCharCode.apply(null, units);
+  lastUtf8Invalid = invalid;
+  return out;
+}
+
+/** The UTF-8 length of s, with lone surrogates counted as U+FFFD (as TextEncoder writes them). */
+export function utf8Length(s: string): number {
+  const n = s.length;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // 4 bytes for the pair of 2 code units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/** Writes s as UTF-8 at out[at...] and returns the end; out must have room for 3 bytes per unit. */
+export function writeUtf8(s: string, out: Uint8Array, at: number): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      out[at++] = c;
+    } else if (c < 0x800) {
+      out[at++] = 0xc0 | (c >> 6);
+      out[at++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && (next & 0xfc00) === 0xdc00) {
+          c = 0x10000 + ((c & 0x3ff) << 10) + (next & 0x3ff);
+          i++;
+          out[at++] = 0xf0 | (c >> 18);
+          out[at++] = 0x80 | ((c >> 12) & 0x3f);
+          out[at++] = 0x80 | ((c >> 6) & 0x3f);
+          out[at++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+        c = REPLACEMENT;
+      }
+      out[at++] = 0xe0 | (c >> 12);
+      out[at++] = 0x80 | ((c >> 6) & 0x3f);
+      out[at++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return at;
+}
+
+/** Writes s with TextEncoder.encodeInto; returns the end. out must have room for 3 bytes per unit. */
+export function writeUtf8Long(s: string, out: Uint8Array, at: number): number {
+  textEncoder ??= new TextEncoder();
+  return at + textEncoder.encodeInto(s, out.subarray(at)).written!;
+}

@@ -1,0 +1,24 @@
+# js/ — the TypeScript implementation (npm package "mpk").
+# Suites: js (node --test: corpus, streams, properties, API) and js-browser (the corpus in headless
+# Chromium). Driver: spec/drivers/js. Bench: bench-js (Node and Chromium, writes bench/results/js.md).
+SUITES  += js
+DRIVERS += js
+
+JS_STAMP := js/node_modules/.mpk-npm-ci
+
+# npm ci again whenever the lock file changes
+$(JS_STAMP): js/package.json js/package-lock.json
+	@cd js && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: js-build test-js driver-js
+js-build: $(JS_STAMP)
+	@cd js && node scripts/build.mjs
+
+test-js: js-build
+	@$(SUITE) js -- bash -c 'node --test js/build/test/test/*.test.js'
+
+driver-js: js-build
+	@mkdir -p spec/drivers
+	@printf '#!/bin/sh\n# made by make driver-js\nexec node "$$(dirname "$$0")/../../js/build/test/driver/main.js"\n' > spec/drivers/js
+	@chmod +x spec/drivers/js
