@@ -1,6 +1,8 @@
 /* reader.c — the pull reader's slow path: every head byte, the checks in spec order, containers. */
 #include "mpk/reader.h"
 
+#include "internal.h"
+
 #include <stdlib.h>
 
 /* ================================================================================================
@@ -99,26 +101,6 @@ static inline void count_value(mpk_reader *r) {
  * Next tag (Private slow path)
  * ==============================================================================================*/
 
-/* A timestamp payload (4, 8 or 12 bytes) into sec/nsec; 0 if its length or nsec is invalid. */
-static int decode_timestamp(const uint8_t *p, uint32_t len, mpk_timestamp *ts) {
-    if (len == 4) {
-        ts->sec = (int64_t)mpk__load32(p);
-        ts->nsec = 0;
-        return 1;
-    }
-    if (len == 8) {
-        uint64_t v = mpk__load64(p);
-        ts->nsec = (uint32_t)(v >> 34);
-        ts->sec = (int64_t)(v & 0x3ffffffffull);
-    } else if (len == 12) {
-        ts->nsec = mpk__load32(p);
-        ts->sec = (int64_t)mpk__load64(p + 4);
-    } else {
-        return 0;
-    }
-    return ts->nsec <= 999999999u;
-}
-
 MPK__NOINLINE int mpk__reader_next_slow(mpk_reader *r, mpk_tag *t) {
     const uint8_t *p = r->pos;
     if (r->error.kind != MPK_OK) return 0;
@@ -208,7 +190,7 @@ ext:
     if (n > left - hl) return fail(r, MPK_ERR_TRUNCATED, p);
     t->ext_type = (int8_t)p[hl - 1];
     if (t->ext_type == -1) {
-        if (!decode_timestamp(p + hl, (uint32_t)n, &t->v.ts))
+        if (!mpk__decode_timestamp(p + hl, (uint32_t)n, &t->v.ts))
             return fail(r, MPK_ERR_INVALID_TIMESTAMP, p);
         t->type = MPK_TIMESTAMP;
     } else {
