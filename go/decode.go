@@ -1,0 +1,710 @@
+package mpk
+
+import (
+	"math"
+	"reflect"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// Unmarshal decodes the one MessagePack value in data into the value v points to, and returns a
+// *DecodeError (with its Kind and Offset as spec/README.md defines them) if data is not exactly one
+// well-formed value within the default limits.
+//
+// Unmarshal maps MessagePack onto Go types the reverse way Marshal does, converting where no
+// information is lost: an int of any width into any int, uint or float kind that holds it; a
+// float 32 or 64 into float32 or float64; an int into a float; a str or bin into a string or
+// []byte; a bin of exactly N bytes into [N]byte; an array into a slice, an array or a struct
+// (fields in order); a map into a map or a struct (fields matched by exact name; unknown names are
+// skipped); nil into the zero value; the timestamp ext into time.Time (in UTC) or Timestamp.
+//
+// Into an `any`, Unmarshal stores nil, bool, int64 (uint64 for ints above math.MaxInt64),
+// float32, float64, string, []byte, []any, map[string]any (map[any]any when a key is not a str,
+// or always with DecodeOptions.MapAnyAny), time.Time for timestamps, a registered ext's Go type,
+// or Ext.
+//
+// A value that does not fit its Go type is skipped and reported as an *UnmarshalTypeError after
+// the rest has been decoded, unless a *DecodeError comes first. The destination is filled as
+// decoding goes, so after an error it may be partly written: decode into a fresh value when that
+// matters.
+//
+// Strings share memory: the strings and []byte decoded by one call are carved out of a few
+// buffers (at most 4 KiB each, or one value's size), so one retained string keeps at most its
+// buffer alive. DecodeOptions.CopyStrings gives each string its own allocation instead.
+func Unmarshal(data []byte, v any) error {
+	d := getDecodeState(data, &defaultLimits, false, 0)
+	err := d.unmarshal(v)
+	putDecodeState(d)
+	return err
+}
+
+// DecodeOptions changes how values are decoded. The zero value is the default of Unmarshal.
+type DecodeOptions struct {
+	Limits      *Limits // nil means DefaultLimits()
+	StrictUTF8  bool    // reject a str that is not valid UTF-8 (kind InvalidUTF8)
+	JSONTags    bool    // use a field's `json` tag when it has no `msgpack` tag
+	MapAnyAny   bool    // decode every map into an `any` as map[any]any
+	CopyStrings bool    // give every decoded string and []byte its own allocation
+}
+
+// Unmarshal is Unmarshal with these options.
+func (o DecodeOptions) Unmarshal(data []byte, v any) error {
+	lim := o.Limits
+	if lim == nil {
+		lim = &defaultLimits
+	}
+	var flags codecFlags
+	if o.JSONTags {
+		flags = flagJSONTags
+	}
+	d := getDecodeState(data, lim, o.StrictUTF8, flags)
+	d.mapAny, d.copyStrings = o.MapAnyAny, o.CopyStrings
+	err := d.unmarshal(v)
+	putDecodeState(d)
+	return err
+}
+
+// decodeState is the state of one decode: the reader, the first type error, and the string arena.
+type decodeState struct {
+	reader
+	saved       error
+	flags       codecFlags
+	mapAny      bool
+	copyStrings bool
+	arena       []byte
+	keys        keyCache
+}
+
+var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
+
+func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *decodeState {
+	d := decodeStatePool.Get().(*decodeState)
+	d.reader = reader{data: data, lim: *lim, strict: strict}
+	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena = nil, flags, false, false, nil
+	return d
+}
+
+func putDecodeState(d *decodeState) {
+	d.data, d.arena, d.saved = nil, nil, nil
+	decodeStatePool.Put(d)
+}
+
+func (d *decodeState) unmarshal(v any) error {
+	if p, ok := v.(*any); ok && p != nil && *p == nil {
+		x, err := d.decodeAny()
+		if err != nil {
+			return err
+		}
+		*p = x
+		return d.finish()
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
+	if err := typeDecoder(rv.Type().Elem(), d.flags)(d, rv.Elem()); err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+func (d *decodeState) finish() error {
+	if d.off < len(d.data) {
+		return d.fail(TrailingBytes, d.off)
+	}
+	return d.saved
+}
+
+// mismatch records that the value at h does not fit type t, and skips it.
+func (d *decodeState) mismatch(t tok, h int, typ reflect.Type) error {
+	if d.saved == nil {
+		d.saved = &UnmarshalTypeError{Value: t.describe(), Type: typ, Offset: d.base + int64(h)}
+	}
+	d.off = h
+	return d.skip()
+}
+
+// arenaChunk bounds the memory one retained string can keep alive: strings are carved out of
+// chunks of at most this size (or of exactly one string's size, when it is larger).
+const arenaChunk = 4096
+
+// bytes returns a private copy of b, carved out of the arena. Strings and byte slices of one
+// decode share chunks, which saves an allocation per string; a chunk never holds more than what
+// is left of the input, so a short message allocates once for all its strings.
+func (d *decodeState) bytes(b []byte) []byte {
+	n := len(b)
+	if n == 0 {
+		return []byte{} // a bin of 0 bytes is empty, not nil
+	}
+	if n > len(d.arena) {
+		if d.copyStrings {
+			return append([]byte(nil), b...)
+		}
+		size := min(len(d.data)-d.off+n, arenaChunk)
+		if size < n {
+			size = n
+		}
+		d.arena = make([]byte, size)
+	}
+	out := d.arena[:n:n]
+	d.arena = d.arena[n:]
+	copy(out, b)
+	return out
+}
+
+// str returns b as a string, carved out of the arena.
+func (d *decodeState) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if d.copyStrings {
+		return string(b)
+	}
+	out := d.bytes(b)
+	// The arena is never written again after this copy, so the string stays immutable.
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// decoderFunc decodes the value at d.off into v, which is settable. It returns only errors that
+// stop decoding (a *DecodeError, or an Unmarshaler's error); type mismatches are saved.
+type decoderFunc func(d *decodeState, v reflect.Value) error
+
+var decoderCache sync.Map // codecKey -> decoderFunc
+
+func typeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	key := codecKey{t, flags}
+	if f, ok := decoderCache.Load(key); ok {
+		return f.(decoderFunc)
+	}
+	var (
+		wg sync.WaitGroup
+		f  decoderFunc
+	)
+	wg.Add(1)
+	fi, loaded := decoderCache.LoadOrStore(key, decoderFunc(func(d *decodeState, v reflect.Value) error {
+		wg.Wait()
+		return f(d, v)
+	}))
+	if loaded {
+		return fi.(decoderFunc)
+	}
+	f = newTypeDecoder(t, flags)
+	wg.Done()
+	decoderCache.Store(key, f)
+	return f
+}
+
+var unmarshalerType = reflect.TypeFor[Unmarshaler]()
+
+func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return unmarshalerDecoder
+	}
+	if c := extByGoType(t); c != nil {
+		return extCodecDecoder(c)
+	}
+	switch t {
+	case timeType:
+		return timeDecoder
+	case timestampType:
+		return timestampDecoder
+	case extType:
+		return extValueDecoder
+	case rawType:
+		return rawDecoder
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return boolDecoder
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return intDecoder
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return uintDecoder
+	case reflect.Float32, reflect.Float64:
+		return floatDecoder
+	case reflect.String:
+		return stringDecoder
+	case reflect.Interface:
+		return interfaceDecoder
+	case reflect.Pointer:
+		return pointerDecoder(t, flags)
+	case reflect.Struct:
+		return newStructDecoder(t, flags)
+	case reflect.Map:
+		return mapDecoder(t, flags)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
+			return bytesDecoder
+		}
+		return sliceDecoder(t, flags)
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
+			return byteArrayDecoder
+		}
+		return arrayDecoder(t, flags)
+	}
+	return func(d *decodeState, v reflect.Value) error {
+		h := d.off
+		t, err := d.head()
+		if err != nil {
+			return err
+		}
+		return d.mismatch(t, h, v.Type())
+	}
+}
+
+func unmarshalerDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	if err := d.skip(); err != nil {
+		return err
+	}
+	if d.data[h] == mNil && v.Kind() == reflect.Pointer {
+		v.SetZero()
+		return nil
+	}
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		v.Set(reflect.New(v.Type().Elem()))
+	}
+	return v.Addr().Interface().(Unmarshaler).UnmarshalMsgpack(d.data[h:d.off])
+}
+
+func extCodecDecoder(c *extCodec) decoderFunc {
+	return func(d *decodeState, v reflect.Value) error {
+		h := d.off
+		t, err := d.head()
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.t == NilType:
+			v.SetZero()
+			return nil
+		case t.t != ExtType || t.ext != c.typ:
+			return d.mismatch(t, h, v.Type())
+		}
+		payload := d.data[d.off : d.off+int(t.n)]
+		d.off += int(t.n)
+		x, err := c.decode(payload)
+		if err != nil {
+			return err
+		}
+		v.Set(x)
+		return nil
+	}
+}
+
+func timeDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.t == NilType:
+		v.SetZero()
+		return nil
+	case t.t != ExtType || t.ext != TimestampExt:
+		return d.mismatch(t, h, v.Type())
+	}
+	sec, nsec, _ := parseTimestamp(d.data[d.off : d.off+int(t.n)])
+	if sec > maxTimeSec {
+		return d.mismatch(t, h, v.Type())
+	}
+	d.off += int(t.n)
+	v.Set(reflect.ValueOf(time.Unix(sec, int64(nsec)).UTC()))
+	return nil
+}
+
+func timestampDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.t == NilType:
+		v.SetZero()
+		return nil
+	case t.t != ExtType || t.ext != TimestampExt:
+		return d.mismatch(t, h, v.Type())
+	}
+	sec, nsec, _ := parseTimestamp(d.data[d.off : d.off+int(t.n)])
+	d.off += int(t.n)
+	v.Set(reflect.ValueOf(Timestamp{Sec: sec, Nsec: nsec}))
+	return nil
+}
+
+func extValueDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case NilType:
+		v.SetZero()
+		return nil
+	case ExtType:
+		data := d.bytes(d.data[d.off : d.off+int(t.n)])
+		d.off += int(t.n)
+		v.Set(reflect.ValueOf(Ext{Type: t.ext, Data: data}))
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func rawDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	if err := d.skip(); err != nil {
+		return err
+	}
+	v.SetBytes(append([]byte(nil), d.data[h:d.off]...))
+	return nil
+}
+
+func boolDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case BoolType:
+		v.SetBool(t.n != 0)
+	case NilType:
+		v.SetBool(false)
+	default:
+		return d.mismatch(t, h, v.Type())
+	}
+	return nil
+}
+
+func intDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	if h < len(d.data) && d.data[h] <= 0x7f {
+		v.SetInt(int64(d.data[h]))
+		d.off++
+		return nil
+	}
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case IntType:
+		if (t.neg || t.n <= math.MaxInt64) && !v.OverflowInt(int64(t.n)) {
+			v.SetInt(int64(t.n))
+			return nil
+		}
+	case NilType:
+		v.SetInt(0)
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func uintDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	if h < len(d.data) && d.data[h] <= 0x7f {
+		v.SetUint(uint64(d.data[h]))
+		d.off++
+		return nil
+	}
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case IntType:
+		if !t.neg && !v.OverflowUint(t.n) {
+			v.SetUint(t.n)
+			return nil
+		}
+	case NilType:
+		v.SetUint(0)
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func floatDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	var f float64
+	switch t.t {
+	case Float64Type:
+		f = math.Float64frombits(t.n)
+		if v.Kind() == reflect.Float32 && float64(float32(f)) != f && !math.IsNaN(f) {
+			return d.mismatch(t, h, v.Type()) // a float64 that float32 cannot hold exactly
+		}
+	case Float32Type:
+		f = float64(math.Float32frombits(uint32(t.n)))
+	case IntType:
+		if t.neg {
+			f = float64(int64(t.n))
+		} else {
+			f = float64(t.n)
+		}
+	case NilType:
+	default:
+		return d.mismatch(t, h, v.Type())
+	}
+	v.SetFloat(f)
+	return nil
+}
+
+func stringDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	if h < len(d.data) && !d.strict {
+		if c := d.data[h]; c&0xe0 == 0xa0 {
+			n := int(c & 0x1f)
+			if end := h + 1 + n; end <= len(d.data) && uint32(n) <= d.lim.Str {
+				d.off = end
+				v.SetString(d.str(d.data[h+1 : end]))
+				return nil
+			}
+		}
+	}
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case StrType, BinType:
+		end := d.off + int(t.n)
+		v.SetString(d.str(d.data[d.off:end]))
+		d.off = end
+		return nil
+	case NilType:
+		v.SetString("")
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func bytesDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch t.t {
+	case StrType, BinType:
+		end := d.off + int(t.n)
+		v.SetBytes(d.bytes(d.data[d.off:end]))
+		d.off = end
+		return nil
+	case NilType:
+		v.SetZero()
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func byteArrayDecoder(d *decodeState, v reflect.Value) error {
+	h := d.off
+	t, err := d.head()
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.t == NilType:
+		v.SetZero()
+		return nil
+	case (t.t == BinType || t.t == StrType) && int(t.n) == v.Len():
+		reflect.Copy(v, reflect.ValueOf(d.data[d.off:d.off+int(t.n)]))
+		d.off += int(t.n)
+		return nil
+	}
+	return d.mismatch(t, h, v.Type())
+}
+
+func pointerDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	var elemDec decoderFunc
+	var once sync.Once
+	return func(d *decodeState, v reflect.Value) error {
+		if d.off < len(d.data) && d.data[d.off] == mNil {
+			d.off++
+			v.SetZero()
+			return nil
+		}
+		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		return elemDec(d, v.Elem())
+	}
+}
+
+func interfaceDecoder(d *decodeState, v reflect.Value) error {
+	if !v.IsNil() {
+		// Decode into the value a non-nil pointer held by the interface points to, as
+		// encoding/json does, unless the input is nil.
+		if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() &&
+			(d.off >= len(d.data) || d.data[d.off] != mNil) {
+			return typeDecoder(e.Type().Elem(), d.flags)(d, e.Elem())
+		}
+	}
+	if v.NumMethod() != 0 {
+		h := d.off
+		t, err := d.head()
+		if err != nil {
+			return err
+		}
+		if t.t == NilType {
+			v.SetZero()
+			return nil
+		}
+		return d.mismatch(t, h, v.Type())
+	}
+	x, err := d.decodeAny()
+	if err != nil {
+		return err
+	}
+	if x == nil {
+		v.SetZero()
+	} else if p, ok := v.Addr().Interface().(*any); ok {
+		*p = x
+	} else {
+		v.Set(reflect.ValueOf(x))
+	}
+	return nil
+}
+
+func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	var elemDec decoderFunc
+	var once sync.Once
+	elemIsString := t.Elem().Kind() == reflect.String && !implementsAny(t.Elem())
+	return func(d *decodeState, v reflect.Value) error {
+		h := d.off
+		tk, err := d.head()
+		if err != nil {
+			return err
+		}
+		switch tk.t {
+		case NilType:
+			v.SetZero()
+			return nil
+		case ArrayType:
+		default:
+			return d.mismatch(tk, h, v.Type())
+		}
+		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
+		n := int(tk.n)
+		if v.Cap() >= n && !v.IsNil() {
+			v.SetLen(n)
+			// Elements are decoded as if into fresh values.
+			for i := 0; i < n; i++ {
+				v.Index(i).SetZero()
+			}
+		} else {
+			v.Set(reflect.MakeSlice(t, n, n))
+		}
+		d.depth++
+		if elemIsString {
+			for i := 0; i < n; i++ {
+				if err := stringDecoder(d, v.Index(i)); err != nil {
+					return err
+				}
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				if err := elemDec(d, v.Index(i)); err != nil {
+					return err
+				}
+			}
+		}
+		d.depth--
+		return nil
+	}
+}
+
+func arrayDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	var elemDec decoderFunc
+	var once sync.Once
+	return func(d *decodeState, v reflect.Value) error {
+		h := d.off
+		tk, err := d.head()
+		if err != nil {
+			return err
+		}
+		switch tk.t {
+		case NilType:
+			v.SetZero()
+			return nil
+		case ArrayType:
+		default:
+			return d.mismatch(tk, h, v.Type())
+		}
+		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
+		d.depth++
+		for i := 0; i < int(tk.n); i++ {
+			if i < v.Len() {
+				if err := elemDec(d, v.Index(i)); err != nil {
+					return err
+				}
+			} else if err := d.skip(); err != nil {
+				return err
+			}
+		}
+		for i := int(tk.n); i < v.Len(); i++ {
+			v.Index(i).SetZero()
+		}
+		d.depth--
+		return nil
+	}
+}
+
+func mapDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	var keyDec, valDec decoderFunc
+	var once sync.Once
+	return func(d *decodeState, v reflect.Value) error {
+		h := d.off
+		tk, err := d.head()
+		if err != nil {
+			return err
+		}
+		switch tk.t {
+		case NilType:
+			v.SetZero()
+			return nil
+		case MapType:
+		default:
+			return d.mismatch(tk, h, v.Type())
+		}
+		once.Do(func() {
+			keyDec = typeDecoder(t.Key(), flags)
+			valDec = typeDecoder(t.Elem(), flags)
+		})
+		n := int(tk.n)
+		if v.IsNil() {
+			v.Set(reflect.MakeMapWithSize(t, n))
+		}
+		d.depth++
+		key := reflect.New(t.Key()).Elem()
+		val := reflect.New(t.Elem()).Elem()
+		for i := 0; i < n; i++ {
+			key.SetZero()
+			if err := keyDec(d, key); err != nil {
+				return err
+			}
+			val.SetZero()
+			if err := valDec(d, val); err != nil {
+				return err
+			}
+			if key.Kind() == reflect.Interface && !key.IsNil() && !key.Elem().Type().Comparable() {
+				if d.saved == nil {
+					d.saved = &UnmarshalTypeError{Value: "unhashable map key", Type: t.Key(), Offset: d.base + int64(h)}
+				}
+				continue
+			}
+			v.SetMapIndex(key, val)
+		}
+		d.depth--
+		return nil
+	}
+}

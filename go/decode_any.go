@@ -1,0 +1,199 @@
+package mpk
+
+import (
+	"math"
+	"reflect"
+	"time"
+)
+
+// decodeAny decodes one value into the Go types Unmarshal documents for an `any`.
+func (d *decodeState) decodeAny() (any, error) {
+	h := d.off
+	data := d.data
+	if h < len(data) {
+		c := data[h]
+		if c <= 0x7f {
+			d.off++
+			return int64(c), nil
+		}
+		if c&0xe0 == 0xa0 && !d.strict {
+			n := int(c & 0x1f)
+			if end := h + 1 + n; end <= len(data) && uint32(n) <= d.lim.Str {
+				d.off = end
+				return d.str(data[h+1 : end]), nil
+			}
+		}
+	}
+	t, err := d.head()
+	if err != nil {
+		return nil, err
+	}
+	switch t.t {
+	case NilType:
+		return nil, nil
+	case BoolType:
+		return t.n != 0, nil
+	case IntType:
+		if t.neg || t.n <= math.MaxInt64 {
+			return int64(t.n), nil
+		}
+		return t.n, nil
+	case Float32Type:
+		return math.Float32frombits(uint32(t.n)), nil
+	case Float64Type:
+		return math.Float64frombits(t.n), nil
+	case StrType:
+		end := d.off + int(t.n)
+		s := d.str(data[d.off:end])
+		d.off = end
+		return s, nil
+	case BinType:
+		end := d.off + int(t.n)
+		b := d.bytes(data[d.off:end])
+		d.off = end
+		return b, nil
+	case ArrayType:
+		a := make([]any, t.n)
+		d.depth++
+		for i := range a {
+			if a[i], err = d.decodeAny(); err != nil {
+				return nil, err
+			}
+		}
+		d.depth--
+		return a, nil
+	case MapType:
+		if d.mapAny {
+			return d.decodeMapAnyAny(int(t.n), nil)
+		}
+		return d.decodeMapString(int(t.n))
+	}
+	return d.decodeExtAny(t, h)
+}
+
+func (d *decodeState) decodeExtAny(t tok, h int) (any, error) {
+	payload := d.data[d.off : d.off+int(t.n)]
+	if t.ext == TimestampExt {
+		sec, nsec, _ := parseTimestamp(payload)
+		d.off += int(t.n)
+		if sec > maxTimeSec {
+			return Timestamp{Sec: sec, Nsec: nsec}, nil
+		}
+		return time.Unix(sec, int64(nsec)).UTC(), nil
+	}
+	if c := extByType(t.ext); c != nil {
+		d.off += int(t.n)
+		x, err := c.decode(payload)
+		if err != nil {
+			return nil, err
+		}
+		return x.Interface(), nil
+	}
+	data := d.bytes(payload)
+	d.off += int(t.n)
+	return Ext{Type: t.ext, Data: data}, nil
+}
+
+// decodeMapString decodes a map of n pairs whose keys are expected to be str; at the first key
+// that is not, it moves what it has into a map[any]any and goes on there.
+func (d *decodeState) decodeMapString(n int) (any, error) {
+	m := make(map[string]any, n)
+	data := d.data
+	d.depth++
+	for i := 0; i < n; i++ {
+		kh := d.off
+		var key string
+		if kh < len(data) && data[kh]&0xe0 == 0xa0 && !d.strict {
+			kn := int(data[kh] & 0x1f)
+			if end := kh + 1 + kn; end <= len(data) && uint32(kn) <= d.lim.Str {
+				key = d.key(data[kh+1 : end])
+				d.off = end
+				goto value
+			}
+		}
+		{
+			t, err := d.head()
+			if err != nil {
+				return nil, err
+			}
+			if t.t != StrType {
+				d.off = kh
+				moved := make(map[any]any, n)
+				for k, v := range m {
+					moved[k] = v
+				}
+				d.depth--
+				return d.decodeMapAnyAny(n-i, moved)
+			}
+			end := d.off + int(t.n)
+			key = d.key(data[d.off:end])
+			d.off = end
+		}
+	value:
+		v, err := d.decodeAny()
+		if err != nil {
+			return nil, err
+		}
+		m[key] = v
+	}
+	d.depth--
+	return m, nil
+}
+
+// decodeMapAnyAny decodes n pairs into m (made when nil). A key Go cannot hash (an array, a map,
+// a bin) is an *UnmarshalTypeError and its pair is dropped.
+func (d *decodeState) decodeMapAnyAny(n int, m map[any]any) (any, error) {
+	if m == nil {
+		m = make(map[any]any, n)
+	}
+	d.depth++
+	for i := 0; i < n; i++ {
+		kh := d.off
+		k, err := d.decodeAny()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.decodeAny()
+		if err != nil {
+			return nil, err
+		}
+		if k != nil && !reflect.TypeOf(k).Comparable() {
+			if d.saved == nil {
+				d.saved = &UnmarshalTypeError{Value: "unhashable map key", Type: anyType, Offset: d.base + int64(kh)}
+			}
+			continue
+		}
+		m[k] = v
+	}
+	d.depth--
+	return m, nil
+}
+
+var anyType = reflect.TypeFor[any]()
+
+// The key cache keeps the strings of short map keys between decodes, so that the keys of
+// repeated records are allocated once. It is a direct-mapped table in the pooled decode state:
+// a slot holds the last key that hashed to it, compared in full before it is reused.
+const (
+	keyCacheSize   = 512 // slots; a power of two
+	keyCacheMaxLen = 32  // longer keys are not cached
+)
+
+type keyCache [keyCacheSize]string
+
+func (d *decodeState) key(b []byte) string {
+	if len(b) > keyCacheMaxLen || d.copyStrings {
+		return d.str(b)
+	}
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &d.keys[h&(keyCacheSize-1)]
+	if *slot == string(b) {
+		return *slot
+	}
+	s := string(b)
+	*slot = s
+	return s
+}

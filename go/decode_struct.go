@@ -1,0 +1,185 @@
+package mpk
+
+import (
+	"reflect"
+	"sync"
+)
+
+// structDecoder fills a struct from a map (fields matched by exact name) or an array (fields in
+// order).
+type structDecoder struct {
+	fields structFields
+	decs   []decoderFunc
+	once   sync.Once
+	flags  codecFlags
+}
+
+func newStructDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	sd := &structDecoder{fields: typeFields(t, flags&flagJSONTags != 0), flags: flags}
+	return sd.decode
+}
+
+func (sd *structDecoder) build() {
+	sd.decs = make([]decoderFunc, len(sd.fields.list))
+	for i, f := range sd.fields.list {
+		sd.decs[i] = typeDecoder(f.typ, sd.flags)
+	}
+}
+
+func (sd *structDecoder) decode(d *decodeState, v reflect.Value) error {
+	sd.once.Do(sd.build)
+	h := d.off
+	data := d.data
+	var n int
+	// A fixmap head is checked inline: its count, its depth, and its 2n bytes.
+	if c := byte(0); h < len(data) {
+		c = data[h]
+		if c&0xf0 == 0x80 && 2*int(c&0x0f) < len(data)-h && d.depth < d.lim.Depth && uint32(c&0x0f) <= d.lim.Map {
+			n = int(c & 0x0f)
+			d.off++
+			goto pairs
+		}
+	}
+	{
+		t, err := d.head()
+		if err != nil {
+			return err
+		}
+		switch t.t {
+		case MapType:
+			n = int(t.n)
+		case ArrayType:
+			return sd.decodeArray(d, v, int(t.n))
+		case NilType:
+			v.SetZero()
+			return nil
+		default:
+			return d.mismatch(t, h, v.Type())
+		}
+	}
+pairs:
+	d.depth++
+	list := sd.fields.list
+	for i := 0; i < n; i++ {
+		kh := d.off
+		var key []byte
+		if kh < len(data) && data[kh]&0xe0 == 0xa0 && !d.strict {
+			kn := int(data[kh] & 0x1f)
+			if end := kh + 1 + kn; end <= len(data) && uint32(kn) <= d.lim.Str {
+				key = data[kh+1 : end]
+				d.off = end
+				goto lookup
+			}
+		}
+		{
+			t, err := d.head()
+			if err != nil {
+				return err
+			}
+			if t.t != StrType {
+				// A key that is not a str names no field: skip the pair.
+				d.off = kh
+				if err := d.skip(); err != nil {
+					return err
+				}
+				if err := d.skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			key = data[d.off : d.off+int(t.n)]
+			d.off += int(t.n)
+		}
+	lookup:
+		idx := sd.lookup(key, i)
+		if idx < 0 {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := sd.decodeField(d, v, idx, list); err != nil {
+			return err
+		}
+	}
+	d.depth--
+	return nil
+}
+
+func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, idx int, list []field) error {
+	f := &list[idx]
+	var fv reflect.Value
+	if len(f.index) == 1 {
+		fv = v.Field(f.index[0])
+	} else {
+		fv = fieldForSet(v, f.index)
+	}
+	prev := d.saved
+	if err := sd.decs[idx](d, fv); err != nil {
+		return err
+	}
+	if d.saved != prev {
+		if te, ok := d.saved.(*UnmarshalTypeError); ok {
+			if te.Field == "" {
+				te.Field = f.name
+			} else {
+				te.Field = f.name + "." + te.Field
+			}
+		}
+	}
+	return nil
+}
+
+// lookup finds the field named key; fields usually arrive in declaration order, so the i-th
+// field is tried first.
+func (sd *structDecoder) lookup(key []byte, i int) int {
+	list := sd.fields.list
+	if i < len(list) && list[i].name == string(key) {
+		return i
+	}
+	if sd.fields.byName != nil {
+		if j, ok := sd.fields.byName[string(key)]; ok {
+			return j
+		}
+		return -1
+	}
+	for j := range list {
+		if len(list[j].name) == len(key) && list[j].name == string(key) {
+			return j
+		}
+	}
+	return -1
+}
+
+// decodeArray fills the fields in order from an array of n elements; extra elements are skipped.
+func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) error {
+	list := sd.fields.list
+	d.depth++
+	for i := 0; i < n; i++ {
+		if i >= len(list) {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := sd.decodeField(d, v, i, list); err != nil {
+			return err
+		}
+	}
+	d.depth--
+	return nil
+}
+
+// fieldForSet walks a promoted field's path, allocating nil embedded pointers on the way.
+func fieldForSet(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}

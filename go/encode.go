@@ -1,0 +1,634 @@
+package mpk
+
+import (
+	"cmp"
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Marshal returns the MessagePack encoding of v, in shortest form.
+//
+// Go values map to MessagePack as follows:
+//   - nil, a nil pointer, interface, slice or map: nil
+//   - bool: bool; every int and uint kind: the shortest int
+//   - float32: float 32; float64: float 64 (never narrowed)
+//   - string: str; []byte and [N]byte: bin
+//   - slices and arrays: array; maps: map (string, int and uint keys sorted, as encoding/json does)
+//   - structs: a map from field name to value, or an array of the values in field order when the
+//     struct has a blank field tagged `msgpack:",asarray"`
+//   - time.Time and Timestamp: the timestamp ext (type -1), the instant only, in shortest form
+//   - Ext: that ext; a type registered with RegisterExt: its ext
+//   - RawMessage: its bytes as they are
+//   - a type implementing Marshaler: the bytes MarshalMsgpack returns, as they are
+//
+// Struct fields follow encoding/json's rules: only exported fields; fields of embedded structs are
+// promoted; the tag `msgpack:"name,omitempty,omitzero"` renames a field and drops it when empty
+// (false, 0, "", a nil pointer or interface, an empty slice, map or array) or zero (the zero value,
+// or IsZero() reporting true); the tag "-" drops it. EncodeOptions.JSONTags falls back to `json`
+// tags for fields without a `msgpack` tag.
+//
+// Marshal returns an *UnsupportedTypeError for channels, functions and complex numbers, and a
+// *MarshalerError when a Marshaler fails.
+func Marshal(v any) ([]byte, error) {
+	return marshal(v, 0)
+}
+
+// EncodeOptions changes how values are encoded. The zero value is the default of Marshal.
+type EncodeOptions struct {
+	JSONTags bool // use a field's `json` tag when it has no `msgpack` tag
+}
+
+// Marshal is Marshal with these options.
+func (o EncodeOptions) Marshal(v any) ([]byte, error) {
+	return marshal(v, o.flags())
+}
+
+func (o EncodeOptions) flags() codecFlags {
+	if o.JSONTags {
+		return flagJSONTags
+	}
+	return 0
+}
+
+// codecFlags select a variant of a type's codec; each variant is cached apart.
+type codecFlags uint8
+
+const flagJSONTags codecFlags = 1
+
+type codecKey struct {
+	t     reflect.Type
+	flags codecFlags
+}
+
+// encodeState is the scratch state of one Marshal call, pooled.
+type encodeState struct {
+	buf   []byte
+	err   error
+	flags codecFlags
+	depth int // pointers and interfaces entered, to stop on cycles
+}
+
+// maxEncodeDepth stops a pointer cycle before it overflows the stack.
+const maxEncodeDepth = 10000
+
+var encodeStatePool = sync.Pool{New: func() any { return &encodeState{buf: make([]byte, 0, 512)} }}
+
+// pooledBufferMax keeps a rare huge message from pinning its buffer in the pool.
+const pooledBufferMax = 64 << 10
+
+func marshal(v any, flags codecFlags) ([]byte, error) {
+	e := encodeStatePool.Get().(*encodeState)
+	e.buf, e.err, e.flags, e.depth = e.buf[:0], nil, flags, 0
+	e.encode(v)
+	var out []byte
+	err := e.err
+	if err == nil {
+		out = make([]byte, len(e.buf))
+		copy(out, e.buf)
+	}
+	if cap(e.buf) <= pooledBufferMax {
+		encodeStatePool.Put(e)
+	}
+	return out, err
+}
+
+func (e *encodeState) encode(v any) {
+	if v == nil {
+		e.buf = append(e.buf, mNil)
+		return
+	}
+	rv := reflect.ValueOf(v)
+	typeEncoder(rv.Type(), e.flags)(e, rv)
+}
+
+func (e *encodeState) setError(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// encoderFunc appends the encoding of v to e.buf.
+type encoderFunc func(e *encodeState, v reflect.Value)
+
+var encoderCache sync.Map // codecKey -> encoderFunc
+
+// typeEncoder returns t's encoder, building it on first use. A placeholder that waits for the
+// real encoder is stored first, so a recursive type finds it instead of recursing forever.
+func typeEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	key := codecKey{t, flags}
+	if f, ok := encoderCache.Load(key); ok {
+		return f.(encoderFunc)
+	}
+	var (
+		wg sync.WaitGroup
+		f  encoderFunc
+	)
+	wg.Add(1)
+	fi, loaded := encoderCache.LoadOrStore(key, encoderFunc(func(e *encodeState, v reflect.Value) {
+		wg.Wait()
+		f(e, v)
+	}))
+	if loaded {
+		return fi.(encoderFunc)
+	}
+	f = newTypeEncoder(t, flags, true)
+	wg.Done()
+	encoderCache.Store(key, f)
+	return f
+}
+
+var (
+	marshalerType = reflect.TypeFor[Marshaler]()
+	rawType       = reflect.TypeFor[RawMessage]()
+	timestampType = reflect.TypeFor[Timestamp]()
+)
+
+// Marshaler is implemented by types that encode themselves. MarshalMsgpack returns one whole
+// MessagePack value, which is copied into the output as it is.
+type Marshaler interface {
+	MarshalMsgpack() ([]byte, error)
+}
+
+func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
+	// A method on the pointer is used when the value is addressable, as in encoding/json.
+	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
+		return condAddrEncoder(addrMarshalerEncoder, newTypeEncoder(t, flags, false))
+	}
+	if t.Implements(marshalerType) {
+		return marshalerEncoder
+	}
+	if c := extByGoType(t); c != nil {
+		return extCodecEncoder(c)
+	}
+	switch t {
+	case timeType:
+		return func(e *encodeState, v reflect.Value) {
+			e.buf = AppendTime(e.buf, v.Interface().(time.Time))
+		}
+	case timestampType:
+		return func(e *encodeState, v reflect.Value) {
+			ts := v.Interface().(Timestamp)
+			e.buf = AppendTimestamp(e.buf, ts.Sec, ts.Nsec)
+		}
+	case extType:
+		return func(e *encodeState, v reflect.Value) {
+			x := v.Interface().(Ext)
+			e.buf = AppendExt(e.buf, x.Type, x.Data)
+		}
+	case rawType:
+		return func(e *encodeState, v reflect.Value) {
+			if v.Len() == 0 {
+				e.buf = append(e.buf, mNil)
+				return
+			}
+			e.buf = append(e.buf, v.Bytes()...)
+		}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendBool(e.buf, v.Bool()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendInt(e.buf, v.Int()) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendUint(e.buf, v.Uint()) }
+	case reflect.Float32:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendFloat32(e.buf, float32(v.Float())) }
+	case reflect.Float64:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendFloat64(e.buf, v.Float()) }
+	case reflect.String:
+		return func(e *encodeState, v reflect.Value) { e.buf = AppendString(e.buf, v.String()) }
+	case reflect.Interface:
+		return interfaceEncoder
+	case reflect.Pointer:
+		return pointerEncoder(t, flags)
+	case reflect.Struct:
+		return newStructEncoder(t, flags)
+	case reflect.Map:
+		return newMapEncoder(t, flags)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+			return func(e *encodeState, v reflect.Value) {
+				if v.IsNil() {
+					e.buf = append(e.buf, mNil)
+					return
+				}
+				e.buf = AppendBytes(e.buf, v.Bytes())
+			}
+		}
+		return newSliceEncoder(t, flags)
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+			return func(e *encodeState, v reflect.Value) {
+				e.buf = AppendBytesHeader(e.buf, v.Len())
+				for i := 0; i < v.Len(); i++ {
+					e.buf = append(e.buf, byte(v.Index(i).Uint()))
+				}
+			}
+		}
+		return newArrayEncoder(t, flags)
+	}
+	return func(e *encodeState, v reflect.Value) {
+		e.setError(&UnsupportedTypeError{Type: t})
+		e.buf = append(e.buf, mNil)
+	}
+}
+
+func condAddrEncoder(canAddr, otherwise encoderFunc) encoderFunc {
+	return func(e *encodeState, v reflect.Value) {
+		if v.CanAddr() {
+			canAddr(e, v)
+		} else {
+			otherwise(e, v)
+		}
+	}
+}
+
+func marshalerEncoder(e *encodeState, v reflect.Value) {
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		e.buf = append(e.buf, mNil)
+		return
+	}
+	callMarshaler(e, v.Interface().(Marshaler), v.Type())
+}
+
+func addrMarshalerEncoder(e *encodeState, v reflect.Value) {
+	callMarshaler(e, v.Addr().Interface().(Marshaler), v.Type())
+}
+
+func callMarshaler(e *encodeState, m Marshaler, t reflect.Type) {
+	b, err := m.MarshalMsgpack()
+	if err == nil {
+		// The bytes must be exactly one value, or the output would be corrupt.
+		var rest []byte
+		if rest, err = Skip(b); err == nil && len(rest) != 0 {
+			err = errors.New("MarshalMsgpack returned bytes after one value")
+		}
+	}
+	if err != nil {
+		e.setError(&MarshalerError{Type: t, Err: err})
+		e.buf = append(e.buf, mNil)
+		return
+	}
+	e.buf = append(e.buf, b...)
+}
+
+func extCodecEncoder(c *extCodec) encoderFunc {
+	return func(e *encodeState, v reflect.Value) {
+		data, err := c.encode(v)
+		if err != nil {
+			e.setError(&MarshalerError{Type: v.Type(), Err: err})
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		e.buf = AppendExt(e.buf, c.typ, data)
+	}
+}
+
+// interfaceEncoder encodes the dynamic value, with the common types of decoded data first so
+// that an `any` tree is written without a codec lookup per node.
+func interfaceEncoder(e *encodeState, v reflect.Value) {
+	if v.IsNil() {
+		e.buf = append(e.buf, mNil)
+		return
+	}
+	// Interface on an interface-kind Value returns the held value without copying it.
+	switch x := v.Interface().(type) {
+	case string:
+		e.buf = AppendString(e.buf, x)
+		return
+	case int64:
+		e.buf = AppendInt(e.buf, x)
+		return
+	case int:
+		e.buf = AppendInt(e.buf, int64(x))
+		return
+	case uint64:
+		e.buf = AppendUint(e.buf, x)
+		return
+	case float64:
+		e.buf = AppendFloat64(e.buf, x)
+		return
+	case bool:
+		e.buf = AppendBool(e.buf, x)
+		return
+	case []byte:
+		if x == nil {
+			e.buf = append(e.buf, mNil)
+		} else {
+			e.buf = AppendBytes(e.buf, x)
+		}
+		return
+	case []any:
+		if x == nil {
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		e.buf = AppendArrayHeader(e.buf, uint32(len(x)))
+		e.enterNested()
+		for i := range x {
+			e.encodeAny(x[i])
+		}
+		e.depth--
+		return
+	case map[string]any:
+		e.encodeStringMap(x)
+		return
+	}
+	if e.enterNested() {
+		elem := v.Elem()
+		typeEncoder(elem.Type(), e.flags)(e, elem)
+	}
+	e.depth--
+}
+
+// encodeAny encodes a value held in an `any`.
+func (e *encodeState) encodeAny(x any) {
+	switch x := x.(type) {
+	case nil:
+		e.buf = append(e.buf, mNil)
+	case string:
+		e.buf = AppendString(e.buf, x)
+	case int64:
+		e.buf = AppendInt(e.buf, x)
+	case float64:
+		e.buf = AppendFloat64(e.buf, x)
+	case bool:
+		e.buf = AppendBool(e.buf, x)
+	case map[string]any:
+		e.encodeStringMap(x)
+	default:
+		rv := reflect.ValueOf(x)
+		if e.enterNested() {
+			typeEncoder(rv.Type(), e.flags)(e, rv)
+		}
+		e.depth--
+	}
+}
+
+func (e *encodeState) encodeStringMap(m map[string]any) {
+	if m == nil {
+		e.buf = append(e.buf, mNil)
+		return
+	}
+	e.buf = AppendMapHeader(e.buf, uint32(len(m)))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if !e.enterNested() {
+		e.depth--
+		return
+	}
+	for _, k := range keys {
+		e.buf = AppendString(e.buf, k)
+		e.encodeAny(m[k])
+	}
+	e.depth--
+}
+
+// enterNested counts one more level of pointers or interfaces; the caller decrements depth.
+func (e *encodeState) enterNested() bool {
+	e.depth++
+	if e.depth > maxEncodeDepth {
+		e.setError(errors.New("mpk: values nested more than 10000 deep (a pointer cycle?)"))
+		return false
+	}
+	return true
+}
+
+func pointerEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	var elemEnc encoderFunc
+	var once sync.Once
+	return func(e *encodeState, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		once.Do(func() { elemEnc = typeEncoder(t.Elem(), flags) })
+		if e.enterNested() {
+			elemEnc(e, v.Elem())
+		}
+		e.depth--
+	}
+}
+
+func newSliceEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	arr := newArrayEncoder(t, flags)
+	return func(e *encodeState, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		arr(e, v)
+	}
+}
+
+func newArrayEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	if t.Elem().Kind() == reflect.String && !implementsAny(t.Elem()) {
+		return func(e *encodeState, v reflect.Value) {
+			n := v.Len()
+			e.buf = AppendArrayHeader(e.buf, uint32(n))
+			for i := 0; i < n; i++ {
+				e.buf = AppendString(e.buf, v.Index(i).String())
+			}
+		}
+	}
+	var elemEnc encoderFunc
+	var once sync.Once
+	return func(e *encodeState, v reflect.Value) {
+		once.Do(func() { elemEnc = typeEncoder(t.Elem(), flags) })
+		n := v.Len()
+		e.buf = AppendArrayHeader(e.buf, uint32(n))
+		for i := 0; i < n; i++ {
+			elemEnc(e, v.Index(i))
+		}
+	}
+}
+
+// implementsAny reports whether t has its own encoding (a Marshaler or a registered ext), so a
+// shortcut by kind would be wrong.
+func implementsAny(t reflect.Type) bool {
+	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || extByGoType(t) != nil
+}
+
+func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	var keyEnc, valEnc encoderFunc
+	var once sync.Once
+	kk := t.Key().Kind()
+	return func(e *encodeState, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		once.Do(func() {
+			keyEnc = typeEncoder(t.Key(), flags)
+			valEnc = typeEncoder(t.Elem(), flags)
+		})
+		e.buf = AppendMapHeader(e.buf, uint32(v.Len()))
+		keys := v.MapKeys()
+		switch {
+		case kk == reflect.String:
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
+		case kk >= reflect.Int && kk <= reflect.Int64:
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Int(), b.Int()) })
+		case kk >= reflect.Uint && kk <= reflect.Uintptr:
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Uint(), b.Uint()) })
+		}
+		for _, k := range keys {
+			keyEnc(e, k)
+			valEnc(e, v.MapIndex(k))
+		}
+	}
+}
+
+// structEncoder writes a struct as a map of its fields (or an array, for asarray structs).
+type structEncoder struct {
+	fields  structFields
+	encs    []encoderFunc
+	header  []byte // the map or array head when no field can be left out
+	dynamic bool   // some field may be left out: count them first
+	once    sync.Once
+	t       reflect.Type
+	flags   codecFlags
+}
+
+func newStructEncoder(t reflect.Type, flags codecFlags) encoderFunc {
+	se := &structEncoder{fields: typeFields(t, flags&flagJSONTags != 0), t: t, flags: flags}
+	n := uint32(len(se.fields.list))
+	for _, f := range se.fields.list {
+		if !se.fields.asArray && (f.omitEmpty || f.omitZero) || f.viaPtr {
+			se.dynamic = true
+		}
+	}
+	if se.fields.asArray {
+		se.header = AppendArrayHeader(nil, n)
+	} else {
+		se.header = AppendMapHeader(nil, n)
+	}
+	return se.encode
+}
+
+func (se *structEncoder) build() {
+	se.encs = make([]encoderFunc, len(se.fields.list))
+	for i, f := range se.fields.list {
+		se.encs[i] = typeEncoder(f.typ, se.flags)
+	}
+}
+
+func (se *structEncoder) encode(e *encodeState, v reflect.Value) {
+	se.once.Do(se.build)
+	list := se.fields.list
+	if !se.dynamic {
+		e.buf = append(e.buf, se.header...)
+		if se.fields.asArray {
+			for i := range list {
+				se.encs[i](e, v.Field(list[i].index[0]))
+			}
+			return
+		}
+		for i := range list {
+			f := &list[i]
+			e.buf = append(e.buf, f.key...)
+			if len(f.index) == 1 {
+				se.encs[i](e, v.Field(f.index[0]))
+			} else {
+				se.encs[i](e, v.FieldByIndex(f.index))
+			}
+		}
+		return
+	}
+	se.encodeDynamic(e, v)
+}
+
+// encodeDynamic writes a struct some of whose fields may be left out: omitempty and omitzero
+// fields, and fields promoted through a nil embedded pointer.
+func (se *structEncoder) encodeDynamic(e *encodeState, v reflect.Value) {
+	list := se.fields.list
+	if se.fields.asArray {
+		// An array keeps every position; a field behind a nil embedded pointer is nil.
+		e.buf = append(e.buf, se.header...)
+		for i := range list {
+			if fv, ok := fieldValue(v, &list[i]); ok {
+				se.encs[i](e, fv)
+			} else {
+				e.buf = append(e.buf, mNil)
+			}
+		}
+		return
+	}
+	count := 0
+	for i := range list {
+		if fv, ok := fieldValue(v, &list[i]); ok && !omitted(&list[i], fv) {
+			count++
+		}
+	}
+	e.buf = AppendMapHeader(e.buf, uint32(count))
+	for i := range list {
+		f := &list[i]
+		fv, ok := fieldValue(v, f)
+		if !ok || omitted(f, fv) {
+			continue
+		}
+		e.buf = append(e.buf, f.key...)
+		se.encs[i](e, fv)
+	}
+}
+
+// fieldValue returns the field of struct v, or false when an embedded pointer on its path is nil.
+func fieldValue(v reflect.Value, f *field) (reflect.Value, bool) {
+	if len(f.index) == 1 {
+		return v.Field(f.index[0]), true
+	}
+	for i, x := range f.index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+type isZeroer interface{ IsZero() bool }
+
+var isZeroerType = reflect.TypeFor[isZeroer]()
+
+func omitted(f *field, v reflect.Value) bool {
+	if f.omitEmpty && isEmptyValue(v) {
+		return true
+	}
+	if f.omitZero {
+		if v.Type().Implements(isZeroerType) {
+			if v.Kind() == reflect.Pointer && v.IsNil() {
+				return true
+			}
+			return v.Interface().(isZeroer).IsZero()
+		}
+		return v.IsZero()
+	}
+	return false
+}
+
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
+}

@@ -1,0 +1,3 @@
+module mpk.dev/go/mpk
+
+go 1.23
