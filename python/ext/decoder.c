@@ -65,8 +65,8 @@ int mpkpy_unpack_options_check(mpkpy_unpack_options *o)
         PyErr_SetString(PyExc_TypeError, "unicode_errors must be a str or None");
         return -1;
     }
-    if (o->max_depth < 1) {
-        PyErr_SetString(PyExc_ValueError, "max_depth must be at least 1");
+    if (o->max_depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_depth must be non-negative");
         return -1;
     }
     return 0;
@@ -541,97 +541,120 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
  * probe of the stream, which must not call hooks on a value that is not all there yet).
  * ==============================================================================================*/
 
-static int skip_value(mpkpy_decoder *d, Py_ssize_t depth)
+void mpkpy_walk_reset(mpkpy_walk *w)
 {
-    /* an explicit count of values still owed replaces recursion for arrays and maps; depth is
-     * tracked with a small stack of remaining counts per level */
-    Py_ssize_t stack_small[64];
-    Py_ssize_t *stack = stack_small, cap = 64, top = 0;
+    w->active = 0;
+    w->top = 0;
+}
+
+void mpkpy_walk_free(mpkpy_walk *w)
+{
+    PyMem_Free(w->stack);
+    w->stack = NULL;
+    w->cap = 0;
+    w->active = 0;
+}
+
+/* Walks one value. The counts still owed by the open containers live in w->stack, so that when
+ * the input ends inside the value the walk can stop at the head of the token that does not fit
+ * and later resume there (the bytes before it cannot change): feeding a value in n pieces costs one
+ * walk over it, not n. */
+int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
+{
     Py_ssize_t owed = 1;
-    int rc = -1;
-    (void)depth;
+    if (w->active) {
+        d->p = d->start + w->at;
+        owed = w->owed;
+    } else {
+        w->top = 0;
+    }
+    w->active = 0;
     for (;;) {
         while (owed == 0) {
-            if (top == 0) {
-                rc = 0;
-                goto done;
-            }
-            owed = stack[--top];
+            if (w->top == 0) return 0;
+            owed = w->stack[--w->top];
         }
-        owed--;
         const uint8_t *h = d->p;
         if (h >= d->end) {
             truncated(d, h, (Py_ssize_t)(h - d->start) + 1);
-            goto done;
+            goto suspend;
         }
         uint8_t b = *h;
-        Py_ssize_t left = d->end - h, n = 0, w = 0, fields = 1;
-        int kind = -1;
+        Py_ssize_t left = d->end - h, n = 0, w_len = 0, fields = 1;
+        int kind;
         if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
             d->p = h + 1;
+            owed--;
             continue;
         }
         if ((b & 0xe0) == 0xa0) { kind = T_STR; n = b & 0x1f; }
         else if ((b & 0xf0) == 0x90) { kind = T_ARRAY; n = b & 0x0f; }
         else if ((b & 0xf0) == 0x80) { kind = T_MAP; n = b & 0x0f; }
-        else if (b == 0xc1) { bad_byte(d, h); goto done; }
+        else if (b == 0xc1) { bad_byte(d, h); return -1; }
         else if (b >= 0xca && b <= 0xd3) {
             static const uint8_t sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
             Py_ssize_t sz = sizes[b - 0xca];
-            if (left < 1 + sz) { truncated(d, h, (h - d->start) + 1 + sz); goto done; }
+            if (left < 1 + sz) { truncated(d, h, (h - d->start) + 1 + sz); goto suspend; }
             d->p = h + 1 + sz;
+            owed--;
             continue;
         } else {
             switch (b) {
-            case 0xd9: case 0xda: case 0xdb: kind = T_STR; w = (Py_ssize_t)1 << (b - 0xd9); fields = 1 + w; break;
-            case 0xc4: case 0xc5: case 0xc6: kind = T_BIN; w = (Py_ssize_t)1 << (b - 0xc4); fields = 1 + w; break;
-            case 0xdc: kind = T_ARRAY; w = 2; fields = 3; break;
-            case 0xdd: kind = T_ARRAY; w = 4; fields = 5; break;
-            case 0xde: kind = T_MAP; w = 2; fields = 3; break;
-            case 0xdf: kind = T_MAP; w = 4; fields = 5; break;
-            case 0xc7: case 0xc8: case 0xc9: kind = T_EXT; w = (Py_ssize_t)1 << (b - 0xc7); fields = 2 + w; break;
+            case 0xd9: case 0xda: case 0xdb: kind = T_STR; w_len = (Py_ssize_t)1 << (b - 0xd9); fields = 1 + w_len; break;
+            case 0xc4: case 0xc5: case 0xc6: kind = T_BIN; w_len = (Py_ssize_t)1 << (b - 0xc4); fields = 1 + w_len; break;
+            case 0xdc: kind = T_ARRAY; w_len = 2; fields = 3; break;
+            case 0xdd: kind = T_ARRAY; w_len = 4; fields = 5; break;
+            case 0xde: kind = T_MAP; w_len = 2; fields = 3; break;
+            case 0xdf: kind = T_MAP; w_len = 4; fields = 5; break;
+            case 0xc7: case 0xc8: case 0xc9: kind = T_EXT; w_len = (Py_ssize_t)1 << (b - 0xc7); fields = 2 + w_len; break;
             default: kind = T_EXT; n = (Py_ssize_t)1 << (b - 0xd4); fields = 2; break; /* d4..d8 */
             }
-            if (left < fields) { truncated(d, h, (h - d->start) + fields); goto done; }
-            if (w == 1) n = h[1];
-            else if (w == 2) n = mpk__load16(h + 1);
-            else if (w == 4) n = (Py_ssize_t)mpk__load32(h + 1);
+            if (left < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
+            if (w_len == 1) n = h[1];
+            else if (w_len == 2) n = mpk__load16(h + 1);
+            else if (w_len == 4) n = (Py_ssize_t)mpk__load32(h + 1);
         }
-        if (check_len(d, h, fields, n, kind, top)) goto done;
+        if (check_len(d, h, fields, n, kind, w->top)) {
+            if (PyErr_ExceptionMatches(mpkpy_TruncatedError)) goto suspend;
+            return -1;
+        }
+        owed--;
         if (kind == T_ARRAY || kind == T_MAP) {
-            if (top == cap) {
-                Py_ssize_t *bigger = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)cap * 2);
-                if (!bigger) { PyErr_NoMemory(); goto done; }
-                memcpy(bigger, stack, sizeof(Py_ssize_t) * (size_t)cap);
-                if (stack != stack_small) PyMem_Free(stack);
-                stack = bigger;
-                cap *= 2;
+            if (w->top == w->cap) {
+                Py_ssize_t cap = w->cap ? w->cap * 2 : 16;
+                Py_ssize_t *bigger = PyMem_Realloc(w->stack, sizeof(Py_ssize_t) * (size_t)cap);
+                if (!bigger) { PyErr_NoMemory(); return -1; }
+                w->stack = bigger;
+                w->cap = cap;
             }
-            stack[top++] = owed;
+            w->stack[w->top++] = owed;
             owed = kind == T_MAP ? 2 * n : n;
             continue;
         }
         if (kind == T_EXT && (int8_t)h[fields - 1] == -1) {
             const uint8_t *s = h + fields;
             if (n != 4 && n != 8 && n != 12) {
-                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), "invalid timestamp data");
-                goto done;
+                char what[64];
+                PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
+                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
+                return -1;
             }
             uint32_t nsec = n == 4 ? 0 : n == 8 ? (uint32_t)(mpk__load64(s) >> 34) : mpk__load32(s);
             if (nsec > 999999999u) {
                 mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
                             "timestamp nanoseconds greater than 999999999");
-                goto done;
+                return -1;
             }
         }
         d->p = h + fields + n;
     }
-done:
-    if (stack != stack_small) PyMem_Free(stack);
-    return rc;
+suspend:
+    /* stopped at the head of a token that is not all there: resume at it */
+    w->active = 1;
+    w->at = (Py_ssize_t)(d->p - d->start);
+    w->owed = owed;
+    return -1;
 }
-
-int mpkpy_skip(mpkpy_decoder *d) { return skip_value(d, 0); }
 
 Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map)
 {

@@ -32,8 +32,22 @@ int mpkpy_unpack_options_check(mpkpy_unpack_options *o);
 
 /* Decodes one value at d->p, advancing it. NULL with an exception on error. */
 PyObject *mpkpy_decode(mpkpy_decoder *d);
-/* Walks one value at d->p without building it (same checks but UTF-8). 0, or -1 with an exception. */
-int mpkpy_skip(mpkpy_decoder *d);
+/* The state of a walk over a value that may not be all there yet (see mpkpy_skip). */
+typedef struct mpkpy_walk {
+    int active;           /* a walk stopped at `at` and can resume */
+    Py_ssize_t at;        /* offset from the value's first byte of the token to resume at */
+    Py_ssize_t owed;      /* values still owed by the innermost open container (or the top) */
+    Py_ssize_t top;       /* open containers */
+    Py_ssize_t *stack;    /* the owed counts of the outer open containers */
+    Py_ssize_t cap;
+} mpkpy_walk;
+
+void mpkpy_walk_reset(mpkpy_walk *w);
+void mpkpy_walk_free(mpkpy_walk *w);
+
+/* Walks one value at d->p without building it (same checks but UTF-8). 0, or -1 with an
+ * exception; on TruncatedError the walk is suspended in *w and the next call resumes it. */
+int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w);
 /* Reads an array (want_map 0) or map (1) head at d->p: its count, or -1 with an exception
  * (ValueError "Unexpected type header on stream" when the head is another type). */
 Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map);

@@ -144,6 +144,7 @@ typedef struct {
     Py_ssize_t pos;           /* first byte not consumed */
     Py_ssize_t buf_offset;    /* stream offset of buf[0] */
     Py_ssize_t need;          /* don't try to decode before len - pos reaches this */
+    mpkpy_walk walk;          /* the completeness walk over the value at pos, resumable */
     PyObject *file_read;      /* file_like.read, or NULL when fed */
     Py_ssize_t read_size, max_buffer_size;
     int ready;
@@ -244,7 +245,7 @@ static PyObject *stream_next(Unpacker *self, int want)
                 rc = n < 0 ? -1 : 0;
                 if (rc == 0 && !(result = PyLong_FromSsize_t(n))) return NULL;
             } else {
-                rc = mpkpy_skip(&d);
+                rc = mpkpy_skip(&d, &self->walk);
                 if (rc == 0 && want == WANT_VALUE) {
                     d.p = d.start;
                     if (!(result = mpkpy_decode(&d))) return NULL;
@@ -254,9 +255,13 @@ static PyObject *stream_next(Unpacker *self, int want)
             if (rc == 0) {
                 self->pos = (Py_ssize_t)((const char *)d.p - self->buf);
                 self->need = 0;
+                mpkpy_walk_reset(&self->walk);
                 return result;
             }
-            if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) return NULL;
+            if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) {
+                mpkpy_walk_reset(&self->walk);
+                return NULL;
+            }
             PyErr_Clear();
             self->need = d.need > avail ? d.need : avail + 1;
         }
@@ -314,6 +319,7 @@ static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
     self->max_buffer_size = max_buffer_size;
     self->read_size = read_size ? read_size : (max_buffer_size < 16384 ? max_buffer_size : 16384);
     self->len = self->pos = self->buf_offset = self->need = 0;
+    mpkpy_walk_reset(&self->walk);
     self->ready = 1;
     return 0;
 }
@@ -324,6 +330,7 @@ static void Unpacker_dealloc(Unpacker *self)
     mpkpy_unpack_options_clear(&self->opt);
     Py_CLEAR(self->file_read);
     PyMem_Free(self->buf);
+    mpkpy_walk_free(&self->walk);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -414,6 +421,7 @@ static PyObject *Unpacker_read_bytes(Unpacker *self, PyObject *arg)
     if (!r) return NULL;
     self->pos += take;
     self->need = 0;
+    mpkpy_walk_reset(&self->walk);
     if (take < n && self->file_read) {
         PyObject *more = PyObject_CallFunction(self->file_read, "n", n - take);
         if (!more) {

@@ -1,0 +1,109 @@
+"""Every case of spec/vectors/*.json through unpackb, Packer and the streaming Unpacker.
+
+Positive cases: every listed encoding decodes to the value, and encoding the value gives the first
+(or, for the loose key `number`, any listed) encoding; the stream gets the first encoding one byte
+at a time and, up to 4 KiB, as two chunks split at every position. Negative cases: unpackb raises
+the case's kind at its offset, with its limits and strict-UTF-8 mode.
+"""
+import glob
+import json
+import os
+
+import pytest
+
+import mpk
+import notation
+import reference as ref
+
+from conftest import REPO
+
+VECTORS = sorted(glob.glob(os.path.join(REPO, "spec", "vectors", "*.json")))
+
+
+def load_cases():
+    cases = []
+    for path in VECTORS:
+        with open(path, encoding="utf-8") as f:
+            for i, case in enumerate(json.load(f)):
+                cases.append(pytest.param(case, id=f"{os.path.basename(path)[:-5]}#{i}"))
+    return cases
+
+
+CASES = load_cases()
+POSITIVE = [c for c in CASES if "error" not in c.values[0]]
+NEGATIVE = [c for c in CASES if "error" in c.values[0]]
+
+
+def test_corpus_is_present():
+    assert len(VECTORS) >= 10
+    assert len(POSITIVE) > 300 and len(NEGATIVE) > 300
+
+
+def typed(case):
+    key = ref.value_key(case)
+    return {key: case[key]}
+
+
+@pytest.mark.parametrize("case", POSITIVE)
+def test_decode(case):
+    want = typed(case)
+    for form in case["msgpack"]:
+        got = notation.decode(notation.unhex(form), case.get("limits"), case.get("strict_utf8", False))
+        assert ref.same(want, got), (form, got)
+
+
+@pytest.mark.parametrize("case", POSITIVE)
+def test_encode(case):
+    want = typed(case)
+    forms = [f.replace("-", "") for f in case["msgpack"]]
+    got = notation.encode(want).hex()
+    if "number" in want:
+        assert got in forms
+    else:
+        assert got == forms[0]
+
+
+@pytest.mark.parametrize("case", NEGATIVE)
+def test_error(case):
+    with pytest.raises(mpk.DecodeError) as info:
+        notation.decode(notation.unhex(case["msgpack"]), case.get("limits"), case.get("strict_utf8", False))
+    assert (info.value.kind, info.value.offset) == (case["error"], case["offset"])
+    assert str(info.value).endswith(f"at byte {case['offset']}")
+
+
+def stream_values(chunks, case):
+    """Feeds the chunks to one Unpacker and collects every value it yields."""
+    opts = notation.decode_options(case.get("limits"), case.get("strict_utf8", False))
+    unpacker = mpk.Unpacker(**opts)
+    values = []
+    for chunk in chunks:
+        unpacker.feed(chunk)
+        values.extend(unpacker)
+    return values, unpacker
+
+
+@pytest.mark.parametrize("case", POSITIVE)
+def test_stream_byte_at_a_time(case):
+    data = notation.unhex(case["msgpack"][0])
+    values, unpacker = stream_values([data[i:i + 1] for i in range(len(data))], case)
+    assert len(values) == 1
+    assert ref.same(typed(case), notation.canonical(values[0]))
+    assert unpacker.tell() == len(data)
+    with pytest.raises(mpk.OutOfData):
+        unpacker.unpack()
+
+
+@pytest.mark.parametrize("case", [c for c in POSITIVE
+                                  if len(notation.unhex(c.values[0]["msgpack"][0])) <= 4096])
+def test_stream_two_chunks(case):
+    data = notation.unhex(case["msgpack"][0])
+    whole = notation.decode(data, case.get("limits"), case.get("strict_utf8", False))
+    assert ref.same(typed(case), whole)
+    # each split is checked against the one-shot value by repr, which is exact for these types
+    # (NaN, -0.0, float 32 marks, pairs) and far cheaper than the typed comparison
+    want = repr(mpk.unpackb(data, **notation.decode_options(case.get("limits"), case.get("strict_utf8", False))))
+    for cut in range(len(data) + 1):
+        values, unpacker = stream_values([data[:cut], data[cut:]], case)
+        assert len(values) == 1, cut
+        assert repr(values[0]) == want, cut
+        assert unpacker.tell() == len(data)
