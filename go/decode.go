@@ -161,9 +161,13 @@ func (d *decodeState) str(b []byte) string {
 	if d.copyStrings {
 		return string(b)
 	}
-	out := d.bytes(b)
-	// The arena is never written again after this copy, so the string stays immutable.
-	return unsafe.String(unsafe.SliceData(out), len(out))
+	return unsafeString(d.bytes(b))
+}
+
+// unsafeString views b as a string. The arenas never write a region again after handing it
+// out, so the string stays immutable.
+func unsafeString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // decoderFunc decodes the value at d.off into v, which is settable. It returns only errors that

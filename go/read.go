@@ -27,6 +27,11 @@ var (
 	extType     = reflect.TypeFor[Ext]()
 )
 
+var intTypes = map[string]reflect.Type{
+	"int8": reflect.TypeFor[int8](), "int16": reflect.TypeFor[int16](), "int32": reflect.TypeFor[int32](),
+	"uint8": reflect.TypeFor[uint8](), "uint16": reflect.TypeFor[uint16](), "uint32": reflect.TypeFor[uint32](),
+}
+
 // describe names a token for error messages: "str", "int 300", ...
 func (t tok) describe() string {
 	switch t.t {

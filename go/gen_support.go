@@ -1,0 +1,127 @@
+package mpk
+
+import (
+	"math"
+	"strconv"
+)
+
+// Helpers for code written by mpkgen. They are ordinary API too: each reads one value like the
+// other Read functions and returns the rest of b.
+
+// ReadInt8 reads an int that fits in an int8.
+func ReadInt8(b []byte) (int8, []byte, error) {
+	v, rest, err := readIntRange(b, math.MinInt8, math.MaxInt8, "int8")
+	return int8(v), rest, err
+}
+
+// ReadInt16 reads an int that fits in an int16.
+func ReadInt16(b []byte) (int16, []byte, error) {
+	v, rest, err := readIntRange(b, math.MinInt16, math.MaxInt16, "int16")
+	return int16(v), rest, err
+}
+
+// ReadInt32 reads an int that fits in an int32.
+func ReadInt32(b []byte) (int32, []byte, error) {
+	v, rest, err := readIntRange(b, math.MinInt32, math.MaxInt32, "int32")
+	return int32(v), rest, err
+}
+
+// ReadUint8 reads an int that fits in a uint8.
+func ReadUint8(b []byte) (uint8, []byte, error) {
+	v, rest, err := readIntRange(b, 0, math.MaxUint8, "uint8")
+	return uint8(v), rest, err
+}
+
+// ReadUint16 reads an int that fits in a uint16.
+func ReadUint16(b []byte) (uint16, []byte, error) {
+	v, rest, err := readIntRange(b, 0, math.MaxUint16, "uint16")
+	return uint16(v), rest, err
+}
+
+// ReadUint32 reads an int that fits in a uint32.
+func ReadUint32(b []byte) (uint32, []byte, error) {
+	v, rest, err := readIntRange(b, 0, math.MaxUint32, "uint32")
+	return uint32(v), rest, err
+}
+
+func readIntRange(b []byte, lo, hi int64, name string) (int64, []byte, error) {
+	if len(b) > 0 && b[0] <= 0x7f && int64(b[0]) <= hi {
+		return int64(b[0]), b[1:], nil
+	}
+	v, rest, err := ReadInt(b)
+	if err != nil {
+		return 0, b, err
+	}
+	if v < lo || v > hi {
+		return 0, b, &UnmarshalTypeError{Value: "int " + strconv.FormatInt(v, 10), Type: intTypes[name]}
+	}
+	return v, rest, nil
+}
+
+// ShiftOffset returns err with its Offset moved by n bytes, for an error a Read function
+// reported on b[n:]; other errors come back unchanged.
+func ShiftOffset(err error, n int) error {
+	switch e := err.(type) {
+	case *DecodeError:
+		c := *e
+		c.Offset += int64(n)
+		return &c
+	case *UnmarshalTypeError:
+		c := *e
+		c.Offset += int64(n)
+		return &c
+	}
+	return err
+}
+
+// MarshalAppend appends the encoding of v to b, as Marshal does; generated code uses it for
+// fields of types it does not handle itself.
+func MarshalAppend(b []byte, v any) ([]byte, error) {
+	e := encodeStatePool.Get().(*encodeState)
+	saved := e.buf
+	e.buf, e.err, e.flags, e.depth = b, nil, 0, 0
+	e.encode(v)
+	out, err := e.buf, e.err
+	e.buf = saved[:0]
+	encodeStatePool.Put(e)
+	return out, err
+}
+
+// UnmarshalPrefix decodes the value at the start of b into v, as Unmarshal does, and returns the
+// rest of b; generated code uses it for fields of types it does not handle itself.
+func UnmarshalPrefix(b []byte, v any) ([]byte, error) {
+	rest, err := Skip(b)
+	if err != nil {
+		return b, err
+	}
+	if err := Unmarshal(b[:len(b)-len(rest)], v); err != nil {
+		return b, err
+	}
+	return rest, nil
+}
+
+// A StringArena gives the strings read by one generated UnmarshalMsg call a shared backing
+// array: one allocation for all the short strings of a message instead of one each. A string
+// keeps at most its chunk (4 KiB, or the string's own size) alive. The zero value is ready.
+type StringArena struct {
+	buf []byte
+}
+
+// ReadString reads a str like ReadString, copying its bytes into the arena.
+func (a *StringArena) ReadString(b []byte) (string, []byte, error) {
+	s, rest, err := ReadStringBytes(b)
+	if err != nil || len(s) == 0 {
+		return "", rest, err
+	}
+	if len(s) > len(a.buf) {
+		size := min(len(b), arenaChunk)
+		if size < len(s) {
+			size = len(s)
+		}
+		a.buf = make([]byte, size)
+	}
+	out := a.buf[:len(s):len(s)]
+	a.buf = a.buf[len(s):]
+	copy(out, s)
+	return unsafeString(out), rest, nil
+}

@@ -1,0 +1,195 @@
+package gentest
+
+import (
+	"bytes"
+	"errors"
+	"math/rand"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/internal/gen"
+)
+
+// TestGeneratedFileIsCurrent regenerates mpk_gen.go in memory: the committed file must be what
+// the generator writes now.
+func TestGeneratedFileIsCurrent(t *testing.T) {
+	want, err := gen.Generate(".", []string{"Product", "Mixed", "Item", "Point", "Base"}, "mpk_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := os.ReadFile("mpk_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, want) {
+		t.Fatal("mpk_gen.go is stale: run go generate")
+	}
+}
+
+// TestGeneratedMatchesReflection encodes random values both ways (the bytes must be equal) and
+// decodes them both ways (the values must be equal).
+func TestGeneratedMatchesReflection(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 500; i++ {
+		var m Mixed
+		fill(rng, reflect.ValueOf(&m).Elem(), 0)
+		m.Gone = false
+		viaReflection, err := mpk.Marshal(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		generated, err := m.MarshalMsg(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(viaReflection, generated) {
+			t.Fatalf("value %d: encodings differ\nreflection %x\ngenerated  %x", i, viaReflection, generated)
+		}
+		if size := m.Msgsize(); size < len(generated) {
+			t.Fatalf("value %d: Msgsize %d below the encoded size %d", i, size, len(generated))
+		}
+		var a, b Mixed
+		if err := mpk.Unmarshal(generated, &a); err != nil {
+			t.Fatal(err)
+		}
+		rest, err := b.UnmarshalMsg(generated)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("value %d: UnmarshalMsg: %v, %d left", i, err, len(rest))
+		}
+		if !reflect.DeepEqual(a, b) {
+			av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+			for f := 0; f < av.NumField(); f++ {
+				if !reflect.DeepEqual(av.Field(f).Interface(), bv.Field(f).Interface()) {
+					t.Errorf("field %s: %#v vs %#v", av.Type().Field(f).Name, av.Field(f).Interface(), bv.Field(f).Interface())
+				}
+			}
+			t.Fatalf("value %d: decodings differ\nreflection %+v\ngenerated  %+v", i, a, b)
+		}
+	}
+}
+
+func TestGeneratedProduct(t *testing.T) {
+	p := Product{Id: 191919191919, Name: "Trail shoe", Description: "light", Price: 18900, Colors: []string{"red", "blue"}}
+	b, err := p.MarshalMsg(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := mpk.Marshal(&p)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("got %x want %x", b, want)
+	}
+	var q Product
+	if rest, err := q.UnmarshalMsg(append(b, 0xc0)); err != nil || !reflect.DeepEqual(p, q) || len(rest) != 1 {
+		t.Fatalf("got %+v %v", q, err)
+	}
+}
+
+// TestGeneratedErrorOffsets cuts a message at every length: UnmarshalMsg must report the same
+// kind at the same offset as Unmarshal.
+func TestGeneratedErrorOffsets(t *testing.T) {
+	p := Product{Id: 1, Name: "abc", Description: "a longer description of 34 bytes..", Colors: []string{"red"}}
+	b, _ := p.MarshalMsg(nil)
+	for cut := 0; cut < len(b); cut++ {
+		var q, r Product
+		_, genErr := q.UnmarshalMsg(b[:cut])
+		refErr := mpk.Unmarshal(b[:cut], &r)
+		var g, want *mpk.DecodeError
+		if !errors.As(genErr, &g) || !errors.As(refErr, &want) || *g != *want {
+			t.Fatalf("cut at %d: generated %v, reflection %v", cut, genErr, refErr)
+		}
+	}
+	// Price as a str is a type error at the value's head.
+	bad := []byte{0x81, 0xa5, 'P', 'r', 'i', 'c', 'e', 0xa1, 'x'}
+	var q Product
+	_, err := q.UnmarshalMsg(bad)
+	var te *mpk.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Offset != 7 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// fill sets v to a random value; containers get 0..3 elements, some pointers and slices stay nil.
+func fill(rng *rand.Rand, v reflect.Value, depth int) {
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		v.Set(reflect.ValueOf(time.Unix(rng.Int63n(1<<40)-1<<39, rng.Int63n(1e9)).UTC()))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(rng.Intn(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x := rng.Int63() >> rng.Intn(64)
+		if rng.Intn(2) == 0 {
+			x = -x
+		}
+		for v.OverflowInt(x) {
+			x /= 3
+		}
+		v.SetInt(x)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		x := rng.Uint64() >> rng.Intn(64)
+		for v.OverflowUint(x) {
+			x /= 3
+		}
+		v.SetUint(x)
+	case reflect.Float32:
+		v.SetFloat(float64(float32(rng.NormFloat64() * 1e3)))
+	case reflect.Float64:
+		v.SetFloat(rng.NormFloat64() * 1e6)
+	case reflect.String:
+		const letters = "abcdefghijklmnopqrstuvwxyzé"
+		n := rng.Intn(40)
+		s := make([]rune, n)
+		for i := range s {
+			s[i] = []rune(letters)[rng.Intn(len([]rune(letters)))]
+		}
+		v.SetString(string(s))
+	case reflect.Slice:
+		if rng.Intn(5) == 0 {
+			return
+		}
+		n := rng.Intn(4)
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+		for i := 0; i < n; i++ {
+			fill(rng, v.Index(i), depth+1)
+		}
+	case reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			fill(rng, v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if rng.Intn(5) == 0 {
+			return
+		}
+		v.Set(reflect.MakeMap(v.Type()))
+		for i := rng.Intn(4); i > 0; i-- {
+			k := reflect.New(v.Type().Key()).Elem()
+			e := reflect.New(v.Type().Elem()).Elem()
+			fill(rng, k, depth+1)
+			fill(rng, e, depth+1)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Pointer:
+		if rng.Intn(2) == 0 {
+			return
+		}
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(rng, v.Elem(), depth+1)
+	case reflect.Interface:
+		switch rng.Intn(3) {
+		case 0:
+			v.Set(reflect.ValueOf(rng.Int63()))
+		case 1:
+			v.Set(reflect.ValueOf("any"))
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fill(rng, v.Field(i), depth+1)
+			}
+		}
+	}
+}

@@ -1,0 +1,64 @@
+// Package gentest holds struct types whose methods mpkgen writes (mpk_gen.go), to test the
+// generated code against the reflection path.
+package gentest
+
+import "time"
+
+//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base
+
+// Product is the seed's struct.
+type Product struct {
+	Id          int64
+	Name        string
+	Description string
+	Price       int32
+	Colors      []string
+}
+
+type Color string
+
+type Base struct {
+	Created time.Time `msgpack:"created"`
+	Note    string    `msgpack:"note,omitempty"`
+}
+
+// Mixed has a field of every kind the generator handles, and some it hands to reflection.
+type Mixed struct {
+	Base
+	B      bool
+	I8     int8
+	I16    int16
+	I32    int32
+	I      int
+	U8     uint8
+	U16    uint16
+	U32    uint32
+	U64    uint64
+	U      uint
+	F32    float32
+	F64    float64
+	S      string
+	C      Color `msgpack:"color"`
+	Raw    []byte
+	Fixed  [4]byte
+	Tags   []string
+	Items  []Item
+	Ptr    *Item
+	Counts map[string]int64
+	Named  map[Color]Point
+	Any    any
+	Omit   int  `msgpack:",omitempty"`
+	Gone   bool `msgpack:"-"`
+	Nested [][]int16
+}
+
+type Item struct {
+	Sku string `msgpack:"sku"`
+	Qty uint16 `msgpack:"qty,omitempty"`
+}
+
+type Point struct {
+	_ struct{} `msgpack:",asarray"`
+	X float64
+	Y float64
+}
