@@ -61,8 +61,8 @@ static void expect_check(const bench_row *row, const bench_side *side, const ben
 /* Per side, what the corpus rows pack from: the DOM decoded once from the side's input. */
 typedef struct side_state {
     void *corpus_dom;
-    bench_buf packed;     /* this round's pack output, the next op's input */
-    bench_buf reference;  /* the first pass's pack output; every later pack must equal it */
+    bench_buf packed;     /* this round's pack output (in the side's buffer), the next op's input */
+    bench_buf reference;  /* a copy of the first pass's pack output; every later pack must equal it */
 } side_state;
 
 static int pack_once(const bench_row *row, const bench_side *side, side_state *st, bench_buf *out)
@@ -95,8 +95,7 @@ static double sample(const bench_row *row, int s, const bench_side *side, side_s
             if (rc != 0) fail(row, side, "pack failed");
             if (out.len != st->reference.len || memcmp(out.data, st->reference.data, out.len) != 0)
                 fail(row, side, "pack output differs from the first pass");
-            free(st->packed.data);
-            st->packed = out;
+            st->packed = out; /* the side's buffer: valid until its next pack */
         } else if (op == OP_UNPACK) {
             double t0 = bench_now();
             void *dom = side->dom_decode(unpack_input(row, s, st));
@@ -142,33 +141,34 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
 
     /* First pass, untimed except for choosing the repetitions: pack, check, and cross-check that
      * the MessagePack sides wrote the same bytes (both write the shortest form). */
-    double slowest[4] = {0, 0, 0, 0};
+    /* the fastest side's time per op decides the repetitions, so every side's sample is long enough */
+    double fastest[4] = {1e9, 1e9, 1e9, 1e9};
     for (int s = 0; s < cfg->side_count; s++) {
         const bench_side *side = cfg->sides[s];
         if (row->kind == ROW_CORPUS) {
             st[s].corpus_dom = side->dom_decode(&row->corpus[s]);
             if (!st[s].corpus_dom) fail(row, side, "corpus decode failed");
         }
+        bench_buf first = {0, 0};
         double t0 = bench_now();
-        if (pack_once(row, side, &st[s], &st[s].reference) != 0) fail(row, side, "pack failed");
+        if (pack_once(row, side, &st[s], &first) != 0) fail(row, side, "pack failed");
         double t = bench_now() - t0;
-        if (t > slowest[0]) slowest[0] = t;
+        if (t < fastest[0]) fastest[0] = t;
+        st[s].reference.data = malloc(first.len + 1);
+        if (!st[s].reference.data) fail(row, side, "out of memory");
+        memcpy(st[s].reference.data, first.data, first.len);
+        st[s].reference.data[first.len] = '\0';
+        st[s].reference.len = first.len;
         if (row->kind == ROW_CORPUS && side != &bench_side_json &&
             (st[s].reference.len != row->corpus[s].len ||
              memcmp(st[s].reference.data, row->corpus[s].data, row->corpus[s].len) != 0))
             fail(row, side, "re-encoding the corpus DOM did not give the input back");
+        st[s].packed = st[s].reference;
         for (int o = 1; o < op_count; o++) {
-            st[s].packed.data = malloc(st[s].reference.len + 1);
-            memcpy(st[s].packed.data, st[s].reference.data, st[s].reference.len);
-            st[s].packed.data[st[s].reference.len] = '\0';
-            st[s].packed.len = st[s].reference.len;
-            t0 = bench_now();
-            sample(row, s, side, &st[s], ops[o], 1);
-            t = bench_now() - t0;
-            if (t > slowest[o]) slowest[o] = t;
-            free(st[s].packed.data);
-            st[s].packed.data = NULL;
+            t = sample(row, s, side, &st[s], ops[o], 1);
+            if (t < fastest[o]) fastest[o] = t;
         }
+        st[s].packed.data = NULL;
     }
     for (int s = 1; s < cfg->side_count; s++) {
         if (cfg->sides[s] == &bench_side_json || cfg->sides[0] == &bench_side_json || row->kind == ROW_CORPUS)
@@ -179,8 +179,8 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
     }
     for (int o = 0; o < op_count; o++) {
         reps[o] = 1;
-        if (slowest[o] < cfg->min_sample_seconds)
-            reps[o] = (int)(cfg->min_sample_seconds / (slowest[o] > 1e-7 ? slowest[o] : 1e-7)) + 1;
+        if (fastest[o] < cfg->min_sample_seconds)
+            reps[o] = (int)(cfg->min_sample_seconds / (fastest[o] > 1e-7 ? fastest[o] : 1e-7)) + 1;
         if (reps[o] > 10000) reps[o] = 10000;
     }
 
@@ -195,7 +195,6 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
                     fail(row, side, "no packed input");
                 times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o]);
             }
-            free(st[s].packed.data);
             st[s].packed.data = NULL;
         }
     }
@@ -208,6 +207,7 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
     }
     for (int s = 0; s < cfg->side_count; s++) {
         if (st[s].corpus_dom) cfg->sides[s]->dom_free(st[s].corpus_dom);
+        cfg->sides[s]->release();
         free(st[s].reference.data);
     }
 }

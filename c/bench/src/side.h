@@ -13,8 +13,10 @@
 extern "C" {
 #endif
 
-/* A buffer of encoded bytes, allocated with malloc (sides copy their own buffer's contents out
- * only when they cannot hand the allocation over; see each side). */
+/* Encoded bytes. A side packs into its own output buffer, which it keeps and reuses from one pack
+ * to the next (mpk_writer_reset, msgpack_sbuffer_clear, StringBuffer::Clear), as a program that
+ * sends many messages does; so the data is valid until the side's next pack or release. JSON text
+ * is NUL-terminated (data[len] == 0), which RapidJSON's fastest parse path needs. */
 typedef struct bench_buf {
     char *data;
     size_t len;
@@ -58,7 +60,7 @@ typedef enum bench_unpack_mode { UNPACK_STREAM, UNPACK_ONESHOT } bench_unpack_mo
 
 typedef struct bench_side {
     const char *name;
-    /* Synthetic rows: write the values into one buffer. Return 0 on success. */
+    /* Synthetic rows: write the values into the side's output buffer. Return 0 on success. */
     int (*pack_ints)(uint32_t count, bench_buf *out);
     int (*pack_strings)(const bench_strings *strings, bench_buf *out);
     int (*pack_messages)(bench_message message, uint32_t count, bench_buf *out);
@@ -71,6 +73,8 @@ typedef struct bench_side {
     void (*dom_free)(void *dom);
     /* Decode every message of a stream, adding each to the check (timed). Return 0 on success. */
     int (*unpack_messages)(const bench_buf *in, bench_unpack_mode mode, bench_check *check);
+    /* Free the output buffer (the next pack starts from an empty one). */
+    void (*release)(void);
 } bench_side;
 
 extern const bench_side bench_side_mpk;
@@ -80,7 +84,7 @@ extern const bench_side bench_side_json;
 /* The JSON library's version string, for the table header. */
 const char *bench_json_version(void);
 /* Convert a JSON text to MessagePack (ints stay ints, other numbers become float 64), once, for
- * the corpus rows. Return 0 on success. */
+ * the corpus rows; out->data is malloc'd. Return 0 on success. */
 int bench_json_to_msgpack(const char *json, size_t len, bench_buf *out);
 
 #ifdef __cplusplus

@@ -7,33 +7,48 @@
 #include <mpk.h>
 #include <stdlib.h>
 
+/* The output buffer, kept from one pack to the next (mpk_writer_reset keeps the allocation). */
+static mpk_writer writer;
+static int writer_ready;
+
+static mpk_writer *start(void)
+{
+    if (!writer_ready) {
+        mpk_writer_init_growable(&writer, 0);
+        writer_ready = 1;
+    }
+    mpk_writer_reset(&writer);
+    return &writer;
+}
+
 static int hand_over(mpk_writer *w, bench_buf *out)
 {
-    if (mpk_writer_finish(w) != MPK_OK) {
-        mpk_writer_destroy(w);
-        return -1;
-    }
-    out->data = (char *)mpk_writer_release(w, &out->len);
-    mpk_writer_destroy(w);
-    return out->data ? 0 : -1;
+    if (mpk_writer_finish(w) != MPK_OK) return -1;
+    out->data = (char *)mpk_writer_data(w);
+    out->len = mpk_writer_size(w);
+    return 0;
+}
+
+static void release(void)
+{
+    if (writer_ready) mpk_writer_destroy(&writer);
+    writer_ready = 0;
 }
 
 static int pack_ints(uint32_t count, bench_buf *out)
 {
-    mpk_writer w;
-    mpk_writer_init_growable(&w, 0);
-    mpk_write_array(&w, count);
-    for (uint32_t i = 0; i < count; i++) mpk_write_int(&w, i);
-    return hand_over(&w, out);
+    mpk_writer *w = start();
+    mpk_write_array(w, count);
+    for (uint32_t i = 0; i < count; i++) mpk_write_int(w, i);
+    return hand_over(w, out);
 }
 
 static int pack_strings(const bench_strings *s, bench_buf *out)
 {
-    mpk_writer w;
-    mpk_writer_init_growable(&w, 0);
-    mpk_write_array(&w, s->count);
-    for (uint32_t i = 0; i < s->count; i++) mpk_write_str(&w, s->chars, s->lengths[i]);
-    return hand_over(&w, out);
+    mpk_writer *w = start();
+    mpk_write_array(w, s->count);
+    for (uint32_t i = 0; i < s->count; i++) mpk_write_str(w, s->chars, s->lengths[i]);
+    return hand_over(w, out);
 }
 
 static void write_pair(mpk_writer *w, int64_t a, int64_t b)
@@ -45,22 +60,21 @@ static void write_pair(mpk_writer *w, int64_t a, int64_t b)
 
 static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
 {
-    mpk_writer w;
-    mpk_writer_init_growable(&w, 0);
+    mpk_writer *w = start();
     for (uint32_t i = 0; i < count; i++) {
         switch (message) {
-        case MSG_PAIR_POSITIVE: write_pair(&w, 1, 2); break;
-        case MSG_PAIR_NEGATIVE: write_pair(&w, -1, -2); break;
-        case MSG_BIN: mpk_write_bin(&w, bench_bin_payload, BENCH_BIN_SIZE); break;
+        case MSG_PAIR_POSITIVE: write_pair(w, 1, 2); break;
+        case MSG_PAIR_NEGATIVE: write_pair(w, -1, -2); break;
+        case MSG_BIN: mpk_write_bin(w, bench_bin_payload, BENCH_BIN_SIZE); break;
         case MSG_NESTED:
-            mpk_write_array(&w, 3);
-            write_pair(&w, 1, 2);
-            write_pair(&w, -1, -2);
-            mpk_write_bin(&w, bench_bin_payload, BENCH_BIN_SIZE);
+            mpk_write_array(w, 3);
+            write_pair(w, 1, 2);
+            write_pair(w, -1, -2);
+            mpk_write_bin(w, bench_bin_payload, BENCH_BIN_SIZE);
             break;
         }
     }
-    return hand_over(&w, out);
+    return hand_over(w, out);
 }
 
 /* The nodes are in pre-order in one array, so a walk is a loop. */
@@ -100,10 +114,9 @@ static void dom_check(const void *dom, bench_check *c)
 
 static int dom_encode(const void *dom, bench_buf *out)
 {
-    mpk_writer w;
-    mpk_writer_init_growable(&w, 0);
-    mpk_node_write(mpk_doc_root(dom), &w);
-    return hand_over(&w, out);
+    mpk_writer *w = start();
+    mpk_node_write(mpk_doc_root(dom), w);
+    return hand_over(w, out);
 }
 
 static void dom_free(void *dom)
@@ -174,5 +187,5 @@ static int unpack_messages(const bench_buf *in, bench_unpack_mode mode, bench_ch
 
 const bench_side bench_side_mpk = {
     "mpk", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
-    unpack_messages,
+    unpack_messages, release,
 };

@@ -15,38 +15,47 @@ typedef struct msgpackc_dom {
     msgpack_object root;
 } msgpackc_dom;
 
-static void hand_over(msgpack_sbuffer *sbuf, bench_buf *out)
+/* The output buffer, kept from one pack to the next. */
+static msgpack_sbuffer sbuf;
+static msgpack_packer pk;
+
+static msgpack_packer *start(void)
 {
-    out->data = sbuf->data;
-    out->len = sbuf->size;
-    sbuf->data = NULL;
+    msgpack_sbuffer_clear(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    return &pk;
+}
+
+static int hand_over(int rc, bench_buf *out)
+{
+    out->data = sbuf.data;
+    out->len = sbuf.size;
+    return rc;
+}
+
+static void release(void)
+{
+    msgpack_sbuffer_destroy(&sbuf);
+    msgpack_sbuffer_init(&sbuf);
 }
 
 static int pack_ints(uint32_t count, bench_buf *out)
 {
-    msgpack_sbuffer sbuf;
-    msgpack_packer pk;
-    msgpack_sbuffer_init(&sbuf);
-    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
-    int rc = msgpack_pack_array(&pk, count);
-    for (uint32_t i = 0; i < count; i++) rc |= msgpack_pack_int64(&pk, i);
-    hand_over(&sbuf, out);
-    return rc;
+    msgpack_packer *p = start();
+    int rc = msgpack_pack_array(p, count);
+    for (uint32_t i = 0; i < count; i++) rc |= msgpack_pack_int64(p, i);
+    return hand_over(rc, out);
 }
 
 static int pack_strings(const bench_strings *s, bench_buf *out)
 {
-    msgpack_sbuffer sbuf;
-    msgpack_packer pk;
-    msgpack_sbuffer_init(&sbuf);
-    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
-    int rc = msgpack_pack_array(&pk, s->count);
+    msgpack_packer *p = start();
+    int rc = msgpack_pack_array(p, s->count);
     for (uint32_t i = 0; i < s->count; i++) {
-        rc |= msgpack_pack_str(&pk, s->lengths[i]);
-        rc |= msgpack_pack_str_body(&pk, s->chars, s->lengths[i]);
+        rc |= msgpack_pack_str(p, s->lengths[i]);
+        rc |= msgpack_pack_str_body(p, s->chars, s->lengths[i]);
     }
-    hand_over(&sbuf, out);
-    return rc;
+    return hand_over(rc, out);
 }
 
 static int pack_bin(msgpack_packer *pk)
@@ -56,32 +65,28 @@ static int pack_bin(msgpack_packer *pk)
 
 static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
 {
-    msgpack_sbuffer sbuf;
-    msgpack_packer pk;
-    msgpack_sbuffer_init(&sbuf);
-    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    msgpack_packer *p = start();
     int rc = 0;
     for (uint32_t i = 0; i < count; i++) {
         switch (message) {
         case MSG_PAIR_POSITIVE:
-            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, 1) | msgpack_pack_int64(&pk, 2);
+            rc |= msgpack_pack_array(p, 2) | msgpack_pack_int64(p, 1) | msgpack_pack_int64(p, 2);
             break;
         case MSG_PAIR_NEGATIVE:
-            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, -1) | msgpack_pack_int64(&pk, -2);
+            rc |= msgpack_pack_array(p, 2) | msgpack_pack_int64(p, -1) | msgpack_pack_int64(p, -2);
             break;
         case MSG_BIN:
-            rc |= pack_bin(&pk);
+            rc |= pack_bin(p);
             break;
         case MSG_NESTED:
-            rc |= msgpack_pack_array(&pk, 3);
-            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, 1) | msgpack_pack_int64(&pk, 2);
-            rc |= msgpack_pack_array(&pk, 2) | msgpack_pack_int64(&pk, -1) | msgpack_pack_int64(&pk, -2);
-            rc |= pack_bin(&pk);
+            rc |= msgpack_pack_array(p, 3);
+            rc |= msgpack_pack_array(p, 2) | msgpack_pack_int64(p, 1) | msgpack_pack_int64(p, 2);
+            rc |= msgpack_pack_array(p, 2) | msgpack_pack_int64(p, -1) | msgpack_pack_int64(p, -2);
+            rc |= pack_bin(p);
             break;
         }
     }
-    hand_over(&sbuf, out);
-    return rc;
+    return hand_over(rc, out);
 }
 
 static void walk(const msgpack_object *o, bench_check *c)
@@ -129,13 +134,9 @@ static void dom_check(const void *dom, bench_check *c)
 
 static int dom_encode(const void *dom, bench_buf *out)
 {
-    msgpack_sbuffer sbuf;
-    msgpack_packer pk;
-    msgpack_sbuffer_init(&sbuf);
-    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
-    int rc = msgpack_pack_object(&pk, ((const msgpackc_dom *)dom)->root);
-    hand_over(&sbuf, out);
-    return rc;
+    msgpack_packer *p = start();
+    int rc = msgpack_pack_object(p, ((const msgpackc_dom *)dom)->root);
+    return hand_over(rc, out);
 }
 
 static void dom_free(void *dom)
@@ -200,5 +201,5 @@ static int unpack_messages(const bench_buf *in, bench_unpack_mode mode, bench_ch
 
 const bench_side bench_side_msgpackc = {
     "msgpack-c", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
-    unpack_messages,
+    unpack_messages, release,
 };
