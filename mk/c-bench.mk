@@ -16,3 +16,7 @@ bench-c:
 	  --env "Debian packages: libmsgpack-dev $$(dpkg-query -W -f='$${Version}' libmsgpack-dev), rapidjson-dev $$(dpkg-query -W -f='$${Version}' rapidjson-dev)" \
 	  --env "reproduce: make bench-c (C_BENCH_ROUNDS=$(C_BENCH_ROUNDS))" >/dev/null
 	@cat bench/results/c.md
+
+# The fuzz smoke run (c/fuzz/smoke.py): build against HEAD's c/, replay every seed, fuzz 40 s.
+test-c-fuzz:
+	@$(SUITE) c-fuzz -- python3 c/fuzz/smoke.py --seconds 40
