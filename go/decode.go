@@ -72,8 +72,15 @@ type decodeState struct {
 	flags       codecFlags
 	mapAny      bool
 	copyStrings bool
-	arena       []byte
-	keys        keyCache
+	// The arena is a chunk and a position in it rather than a shrinking slice: storing a slice
+	// into the heap state on every string would cost a GC write barrier each time.
+	arena    []byte
+	arenaOff int
+	keys     keyCache
+
+	// The last top-level type and its decoder (see encodeState.lastType).
+	lastType reflect.Type
+	lastDec  decoderFunc
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -81,7 +88,7 @@ var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *decodeState {
 	d := decodeStatePool.Get().(*decodeState)
 	d.reader = reader{data: data, lim: *lim, strict: strict}
-	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena = nil, flags, false, false, nil
+	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena, d.arenaOff = nil, flags, false, false, nil, 0
 	return d
 }
 
@@ -103,7 +110,17 @@ func (d *decodeState) unmarshal(v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
-	if err := typeDecoder(rv.Type().Elem(), d.flags)(d, rv.Elem()); err != nil {
+	t := rv.Type()
+	if d.flags != 0 {
+		if err := typeDecoder(t.Elem(), d.flags)(d, rv.Elem()); err != nil {
+			return err
+		}
+		return d.finish()
+	}
+	if t != d.lastType {
+		d.lastType, d.lastDec = t, typeDecoder(t.Elem(), 0)
+	}
+	if err := d.lastDec(d, rv.Elem()); err != nil {
 		return err
 	}
 	return d.finish()
@@ -137,7 +154,7 @@ func (d *decodeState) bytes(b []byte) []byte {
 	if n == 0 {
 		return []byte{} // a bin of 0 bytes is empty, not nil
 	}
-	if n > len(d.arena) {
+	if n > len(d.arena)-d.arenaOff {
 		if d.copyStrings {
 			return append([]byte(nil), b...)
 		}
@@ -145,10 +162,10 @@ func (d *decodeState) bytes(b []byte) []byte {
 		if size < n {
 			size = n
 		}
-		d.arena = make([]byte, size)
+		d.arena, d.arenaOff = make([]byte, size), 0
 	}
-	out := d.arena[:n:n]
-	d.arena = d.arena[n:]
+	out := d.arena[d.arenaOff : d.arenaOff+n : d.arenaOff+n]
+	d.arenaOff += n
 	copy(out, b)
 	return out
 }

@@ -3,6 +3,7 @@ package mpk
 import (
 	"reflect"
 	"sync"
+	"unsafe"
 )
 
 // structDecoder fills a struct from a map (fields matched by exact name) or an array (fields in
@@ -108,26 +109,41 @@ pairs:
 
 func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, idx int, list []field) error {
 	f := &list[idx]
+	prev := d.saved
+	if f.op != opGeneric {
+		// A struct being decoded is always addressable: Unmarshal takes a pointer.
+		if err := decodeOp(d, f.op, unsafe.Add(v.Addr().UnsafePointer(), f.offset), f.typ); err != nil {
+			return err
+		}
+		if d.saved != prev {
+			d.noteField(f.name)
+		}
+		return nil
+	}
 	var fv reflect.Value
 	if len(f.index) == 1 {
 		fv = v.Field(f.index[0])
 	} else {
 		fv = fieldForSet(v, f.index)
 	}
-	prev := d.saved
 	if err := sd.decs[idx](d, fv); err != nil {
 		return err
 	}
 	if d.saved != prev {
-		if te, ok := d.saved.(*UnmarshalTypeError); ok {
-			if te.Field == "" {
-				te.Field = f.name
-			} else {
-				te.Field = f.name + "." + te.Field
-			}
-		}
+		d.noteField(f.name)
 	}
 	return nil
+}
+
+// noteField prefixes the saved type error's field path with name.
+func (d *decodeState) noteField(name string) {
+	if te, ok := d.saved.(*UnmarshalTypeError); ok {
+		if te.Field == "" {
+			te.Field = name
+		} else {
+			te.Field = name + "." + te.Field
+		}
+	}
 }
 
 // lookup finds the field named key; fields usually arrive in declaration order, so the i-th

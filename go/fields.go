@@ -15,6 +15,8 @@ type field struct {
 	viaPtr    bool   // the path crosses an embedded pointer, which may be nil
 	tagged    bool   // the name came from a tag
 	key       []byte // the encoded map key: str head and name, ready to copy
+	op        fieldOp // how to reach the field through its offset, when it is a plain kind
+	offset    uintptr // from the start of the outer struct (op != opGeneric only)
 }
 
 // structFields is a struct type's field table.
@@ -52,6 +54,16 @@ func typeFields(t reflect.Type, jsonTags bool) structFields {
 	for i := range sf.list {
 		f := &sf.list[i]
 		f.key = AppendString(nil, f.name)
+		if !f.viaPtr {
+			f.op = opFor(f.typ)
+			f.offset = t.FieldByIndex(f.index[:1]).Offset
+			inner := t.Field(f.index[0]).Type
+			for _, x := range f.index[1:] {
+				sf := inner.Field(x)
+				f.offset += sf.Offset
+				inner = sf.Type
+			}
+		}
 	}
 	if len(sf.list) > 8 {
 		sf.byName = make(map[string]int, len(sf.list))

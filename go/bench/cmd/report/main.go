@@ -1,0 +1,155 @@
+// Command report runs every bench side interleaved in rounds (so that all sides share the
+// machine's noise), through testing.Benchmark, and prints the medians as Markdown tables with
+// ratios against mpk, then the bar of the task: the reflection path at least 2x
+// vmihailenco/msgpack and faster than protobuf, the generated path at least 1.2x msgp.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"mpk.dev/go/bench"
+)
+
+type sample struct{ ns, bytes, allocs []float64 }
+
+type row struct {
+	cas, op, side string
+	size          int
+	fn            func(b *testing.B)
+}
+
+func main() {
+	testing.Init()
+	rounds := flag.Int("rounds", 7, "rounds; each runs every side once")
+	benchtime := flag.String("benchtime", "200ms", "time per side per round")
+	filter := flag.String("filter", "", "only cases whose name contains this")
+	flag.Parse()
+	must(flag.Set("test.benchtime", *benchtime))
+
+	cases := []bench.Case{bench.ProductCase(), bench.TweetCase()}
+	for _, f := range bench.CorpusNames {
+		if c, ok := bench.CorpusCase(f); ok {
+			cases = append(cases, c)
+		} else {
+			fmt.Fprintf(os.Stderr, "report: %s not found in %s, skipped\n", f, bench.BenchData())
+		}
+	}
+	var rows []row
+	for _, c := range cases {
+		if !strings.Contains(c.Name, *filter) {
+			continue
+		}
+		for _, s := range c.Sides {
+			s := s
+			if s.Marshal != nil {
+				rows = append(rows, row{c.Name, "marshal", s.Name, len(s.Input), func(b *testing.B) {
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						if _, err := s.Marshal(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}})
+			}
+			rows = append(rows, row{c.Name, "unmarshal", s.Name, len(s.Input), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := s.Unmarshal(s.Input); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}})
+		}
+	}
+	samples := make([]sample, len(rows))
+	start := time.Now()
+	for r := 0; r < *rounds; r++ {
+		for i, rw := range rows {
+			res := testing.Benchmark(rw.fn)
+			if res.N == 0 {
+				fmt.Fprintf(os.Stderr, "report: %s/%s/%s failed\n", rw.cas, rw.op, rw.side)
+				os.Exit(1)
+			}
+			samples[i].ns = append(samples[i].ns, float64(res.T.Nanoseconds())/float64(res.N))
+			samples[i].bytes = append(samples[i].bytes, float64(res.AllocedBytesPerOp()))
+			samples[i].allocs = append(samples[i].allocs, float64(res.AllocsPerOp()))
+		}
+		fmt.Fprintf(os.Stderr, "report: round %d/%d done (%s)\n", r+1, *rounds, time.Since(start).Round(time.Second))
+	}
+	print(rows, samples, *rounds, *benchtime)
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func print(rows []row, samples []sample, rounds int, benchtime string) {
+	fmt.Printf("Medians of %d interleaved rounds (%s per side per round), %s, %s/%s, GOMAXPROCS %d.\n",
+		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster); for\n")
+	fmt.Printf("mpkgen and msgp the ratio is also given against each other.\n")
+	med := map[string]float64{}
+	for i, rw := range rows {
+		med[rw.cas+"|"+rw.op+"|"+rw.side] = median(samples[i].ns)
+	}
+	last := ""
+	for i, rw := range rows {
+		key := rw.cas + " " + rw.op
+		if key != last {
+			fmt.Printf("\n#### %s, %s (input %d bytes for mpk)\n\n", rw.cas, rw.op, sizeOf(rows, rw.cas))
+			fmt.Printf("| side | ns/op | MB/s | B/op | allocs/op | ratio vs mpk |\n|---|---:|---:|---:|---:|---:|\n")
+			last = key
+		}
+		ns := med[rw.cas+"|"+rw.op+"|"+rw.side]
+		base := med[rw.cas+"|"+rw.op+"|mpk"]
+		ratio := "-"
+		if base > 0 {
+			ratio = fmt.Sprintf("%.2f", ns/base)
+		}
+		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f | %s |\n", rw.side, ns, float64(rw.size)/ns*1e3,
+			median(samples[i].bytes), median(samples[i].allocs), ratio)
+	}
+	fmt.Printf("\n#### The bar (same run, medians)\n\n| check | value | bar | met |\n|---|---:|---:|---|\n")
+	for _, c := range []string{"product", "tweet"} {
+		for _, op := range []string{"marshal", "unmarshal"} {
+			get := func(side string) float64 { return med[c+"|"+op+"|"+side] }
+			if get("mpk") == 0 {
+				continue
+			}
+			check := func(what string, v, bar float64) {
+				fmt.Printf("| %s %s: %s | %.2fx | >= %.2fx | %v |\n", c, op, what, v, bar, v >= bar)
+			}
+			check("vmihailenco / mpk", get("vmihailenco")/get("mpk"), 2)
+			check("protobuf / mpk", get("protobuf")/get("mpk"), 1)
+			check("msgp / mpkgen", get("msgp")/get("mpkgen"), 1.2)
+		}
+	}
+}
+
+func sizeOf(rows []row, cas string) int {
+	for _, r := range rows {
+		if r.cas == cas && r.side == "mpk" {
+			return r.size
+		}
+	}
+	return 0
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,77 @@
+// Package bench compares mpk with other MessagePack libraries, Protocol Buffers and
+// encoding/json on the same values. It is a separate module so that the library keeps no
+// dependencies; run it with `make bench-go` (see run.sh).
+package bench
+
+//go:generate go run mpk.dev/go/mpk/cmd/mpkgen -type Product,Tweet,User,Entities,Hashtag,Mention,URL
+
+// Product is the seed's struct: the one served over HTTP in the seed's comparison.
+type Product struct {
+	Id          int64    `msgpack:"id" json:"id"`
+	Name        string   `msgpack:"name" json:"name"`
+	Description string   `msgpack:"description" json:"description"`
+	Price       int32    `msgpack:"price" json:"price"`
+	Colors      []string `msgpack:"colors" json:"colors"`
+}
+
+// Tweet is shaped like a status of the Twitter API (a subset of its fields).
+type Tweet struct {
+	CreatedAt         string   `msgpack:"created_at" json:"created_at"`
+	Id                int64    `msgpack:"id" json:"id"`
+	IdStr             string   `msgpack:"id_str" json:"id_str"`
+	Text              string   `msgpack:"text" json:"text"`
+	Source            string   `msgpack:"source" json:"source"`
+	Truncated         bool     `msgpack:"truncated" json:"truncated"`
+	InReplyToStatusId int64    `msgpack:"in_reply_to_status_id" json:"in_reply_to_status_id"`
+	User              User     `msgpack:"user" json:"user"`
+	RetweetCount      int64    `msgpack:"retweet_count" json:"retweet_count"`
+	FavoriteCount     int64    `msgpack:"favorite_count" json:"favorite_count"`
+	Favorited         bool     `msgpack:"favorited" json:"favorited"`
+	Retweeted         bool     `msgpack:"retweeted" json:"retweeted"`
+	Lang              string   `msgpack:"lang" json:"lang"`
+	Entities          Entities `msgpack:"entities" json:"entities"`
+}
+
+type User struct {
+	Id              int64  `msgpack:"id" json:"id"`
+	IdStr           string `msgpack:"id_str" json:"id_str"`
+	Name            string `msgpack:"name" json:"name"`
+	ScreenName      string `msgpack:"screen_name" json:"screen_name"`
+	Location        string `msgpack:"location" json:"location"`
+	Description     string `msgpack:"description" json:"description"`
+	Url             string `msgpack:"url" json:"url"`
+	Protected       bool   `msgpack:"protected" json:"protected"`
+	FollowersCount  int64  `msgpack:"followers_count" json:"followers_count"`
+	FriendsCount    int64  `msgpack:"friends_count" json:"friends_count"`
+	ListedCount     int64  `msgpack:"listed_count" json:"listed_count"`
+	CreatedAt       string `msgpack:"created_at" json:"created_at"`
+	FavouritesCount int64  `msgpack:"favourites_count" json:"favourites_count"`
+	Verified        bool   `msgpack:"verified" json:"verified"`
+	StatusesCount   int64  `msgpack:"statuses_count" json:"statuses_count"`
+	Lang            string `msgpack:"lang" json:"lang"`
+}
+
+type Entities struct {
+	Hashtags     []Hashtag `msgpack:"hashtags" json:"hashtags"`
+	UserMentions []Mention `msgpack:"user_mentions" json:"user_mentions"`
+	Urls         []URL     `msgpack:"urls" json:"urls"`
+}
+
+type Hashtag struct {
+	Text    string  `msgpack:"text" json:"text"`
+	Indices []int64 `msgpack:"indices" json:"indices"`
+}
+
+type Mention struct {
+	ScreenName string  `msgpack:"screen_name" json:"screen_name"`
+	Name       string  `msgpack:"name" json:"name"`
+	Id         int64   `msgpack:"id" json:"id"`
+	Indices    []int64 `msgpack:"indices" json:"indices"`
+}
+
+type URL struct {
+	Url         string  `msgpack:"url" json:"url"`
+	ExpandedUrl string  `msgpack:"expanded_url" json:"expanded_url"`
+	DisplayUrl  string  `msgpack:"display_url" json:"display_url"`
+	Indices     []int64 `msgpack:"indices" json:"indices"`
+}
