@@ -297,6 +297,34 @@ static PyObject *make_ext(mpkpy_decoder *d, const uint8_t *h, int8_t type, const
 
 static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth);
 
+/* The elements of arrays and maps: the most frequent heads are decoded here, inline in the
+ * container loops, and the rest goes to the full switch. */
+MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
+{
+    const uint8_t *h = d->p;
+    if (LIKELY(h < d->end)) {
+        uint8_t b = *h;
+        if (b <= 0x7f) {
+            d->p = h + 1;
+            return PyLong_FromLong(b);
+        }
+        if ((b & 0xe0) == 0xa0) {
+            Py_ssize_t n = b & 0x1f;
+            if (LIKELY(n <= d->end - h - 1 && n <= d->o->max_str)) {
+                d->p = h + 1 + n;
+                return make_str(d, h, h + 1, n);
+            }
+        } else if (b == 0xcb && LIKELY(d->end - h >= 9)) {
+            uint64_t bits = mpk__load64(h + 1);
+            double f;
+            memcpy(&f, &bits, 8);
+            d->p = h + 9;
+            return PyFloat_FromDouble(f);
+        }
+    }
+    return decode_value(d, depth);
+}
+
 static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
@@ -305,7 +333,7 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         seq = PyList_New(n);
         if (!seq) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *item = decode_value(d, depth + 1);
+            PyObject *item = decode_element(d, depth + 1);
             if (UNLIKELY(!item)) {
                 Py_DECREF(seq); /* unset slots are NULL, which list_dealloc skips */
                 return NULL;
@@ -385,7 +413,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *k = decode_key(d, depth + 1);
         if (UNLIKELY(!k)) goto fail;
-        PyObject *v = decode_value(d, depth + 1);
+        PyObject *v = decode_element(d, depth + 1);
         if (UNLIKELY(!v)) {
             Py_DECREF(k);
             goto fail;

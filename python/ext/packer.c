@@ -110,18 +110,47 @@ static inline int pack_str(encoder *e, PyObject *o)
         mpk_write_bytes(&e->w, data, (size_t)n);
     }
     Py_XDECREF(encoded);
-    return writer_ok(e);
+    return 0; /* the writer's error is sticky: checked once at the end (writer_ok) */
+}
+
+/* The value of an int of at most two digits (60 bits), read from the object without a call: most
+ * ints in documents are that small. 1 if it was, else 0. */
+MPK__INLINE int small_long(PyObject *o, long long *v)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyUnstable_Long_IsCompact((PyLongObject *)o)) {
+        *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+        return 1;
+    }
+    return 0;
+#else
+    Py_ssize_t size = Py_SIZE(o);
+    const digit *d = ((PyLongObject *)o)->ob_digit;
+    switch (size) {
+    case 0: *v = 0; return 1;
+    case 1: *v = (long long)d[0]; return 1;
+    case -1: *v = -(long long)d[0]; return 1;
+    case 2: *v = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
+    case -2: *v = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
+    default: return 0;
+    }
+#endif
 }
 
 /* 1: packed; 0: out of int64/uint64 range (no error set); -1: error. */
 static inline int pack_long(encoder *e, PyObject *o)
 {
+    long long small;
+    if (LIKELY(small_long(o, &small))) {
+        mpk_write_int(&e->w, small);
+        return 1;
+    }
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (LIKELY(!overflow)) {
         if (UNLIKELY(v == -1 && PyErr_Occurred())) return -1;
         mpk_write_int(&e->w, v);
-        return writer_ok(e) ? -1 : 1;
+        return 1;
     }
     if (overflow > 0) {
         unsigned long long u = PyLong_AsUnsignedLongLong(o);
@@ -131,24 +160,57 @@ static inline int pack_long(encoder *e, PyObject *o)
             return 0;
         }
         mpk_write_uint(&e->w, u);
-        return writer_ok(e) ? -1 : 1;
+        return 1;
     }
     return 0;
 }
 
 static inline int pack_float(encoder *e, double v)
 {
-    if (e->o->use_single_float)
-        mpk_write_float32(&e->w, (float)v);
-    else
+    if (e->o->use_single_float) {
+        /* PyFloat_Pack4 raises OverflowError for finite values beyond float 32, as msgpack does */
+        uint8_t out[5] = {0xca};
+        if (PyFloat_Pack4(v, (char *)out + 1, 0) < 0) return -1;
+        mpk_write_bytes(&e->w, out, 5);
+    } else
         mpk_write_float64(&e->w, v);
-    return writer_ok(e);
+    return 0;
 }
 
 static MPK__NOINLINE int nest_error(void)
 {
     PyErr_SetString(PyExc_ValueError, "recursion limit exceeded.");
     return -1;
+}
+
+/* Packs str, int and float inline (1), or returns 0 for anything else. These run no Python code,
+ * so the caller need not hold a reference to the item while they run. */
+MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) {
+        if (LIKELY(e->errors == NULL && e->o->use_bin_type && PyUnicode_IS_COMPACT_ASCII(o))) {
+            mpk_write_str(&e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
+            *rc = 0;
+        } else {
+            *rc = pack_str(e, o);
+        }
+        return 1;
+    }
+    if (t == &PyLong_Type) {
+        long long v;
+        if (LIKELY(small_long(o, &v))) {
+            mpk_write_int(&e->w, v);
+            *rc = 0;
+            return 1;
+        }
+        return 0;
+    }
+    if (t == &PyFloat_Type) {
+        *rc = pack_float(e, PyFloat_AS_DOUBLE(o));
+        return 1;
+    }
+    return 0;
 }
 
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
@@ -178,8 +240,13 @@ static int pack_list(encoder *e, PyObject *o, int depth)
             return -1;
         }
         PyObject *item = PyList_GET_ITEM(o, i);
+        int rc;
+        if (LIKELY(pack_scalar(e, item, &rc))) {
+            if (UNLIKELY(rc < 0)) return -1;
+            continue;
+        }
         Py_INCREF(item);
-        int rc = pack_obj(e, item, depth + 1);
+        rc = pack_obj(e, item, depth + 1);
         Py_DECREF(item);
         if (UNLIKELY(rc < 0)) return -1;
     }
@@ -206,14 +273,27 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
     Py_ssize_t pos = 0, seen = 0;
     PyObject *k, *v;
     while (PyDict_Next(o, &pos, &k, &v)) {
-        Py_INCREF(k);
-        Py_INCREF(v);
-        int rc = pack_obj(e, k, depth + 1);
-        if (rc == 0) rc = pack_obj(e, v, depth + 1);
-        Py_DECREF(k);
-        Py_DECREF(v);
-        if (UNLIKELY(rc < 0)) return -1;
+        int rc;
         seen++;
+        if (LIKELY(pack_scalar(e, k, &rc))) {
+            if (UNLIKELY(rc < 0)) return -1;
+            if (LIKELY(pack_scalar(e, v, &rc))) {
+                if (UNLIKELY(rc < 0)) return -1;
+                continue;
+            }
+            Py_INCREF(v);
+            rc = pack_obj(e, v, depth + 1);
+            Py_DECREF(v);
+        } else {
+            /* hold both: packing the key may run a default hook that changes the dict */
+            Py_INCREF(k);
+            Py_INCREF(v);
+            rc = pack_obj(e, k, depth + 1);
+            if (rc == 0) rc = pack_obj(e, v, depth + 1);
+            Py_DECREF(k);
+            Py_DECREF(v);
+        }
+        if (UNLIKELY(rc < 0)) return -1;
     }
     if (UNLIKELY(seen != n)) {
         PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
@@ -553,7 +633,7 @@ static int encode_top(encoder *e, PyObject *obj)
     if (Py_EnterRecursiveCall(" while packing")) return -1;
     int rc = pack_obj(e, obj, 0);
     Py_LeaveRecursiveCall();
-    return rc;
+    return rc < 0 ? -1 : writer_ok(e);
 }
 
 /* ================================================================================================

@@ -16,5 +16,5 @@ sys.setrecursionlimit(50000)
 # No example database in the tree; derandomize so that `make test` is repeatable (a failure prints
 # the falsifying example, which replays it).
 hypothesis.settings.register_profile("mpk", database=None, derandomize=True, deadline=None,
-                                     max_examples=300)
+                                     max_examples=120)
 hypothesis.settings.load_profile("mpk")
