@@ -1,0 +1,193 @@
+"""Packer and packb: the msgpack-python surface (options, headers, buffer) and mpk's shortest form."""
+import datetime
+import io
+
+import msgpack
+import pytest
+
+import mpk
+
+
+class TestPackb:
+    @pytest.mark.parametrize("value, hexed", [
+        (None, "c0"), (False, "c2"), (True, "c3"), (0, "00"), (127, "7f"), (128, "cc80"), (-1, "ff"),
+        (-32, "e0"), (-33, "d0df"), (256, "cd0100"), (2**32, "cf0000000100000000"),
+        (-2**63, "d38000000000000000"), (2**64 - 1, "cfffffffffffffffff"), (1.5, "cb3ff8000000000000"),
+        ("", "a0"), ("a" * 32, "d920" + "61" * 32), (b"", "c400"), ([], "90"), ({}, "80"),
+        ((1, 2), "920102"), ({"a": [1]}, "81a1619101"),
+    ])
+    def test_shortest_form(self, value, hexed):
+        assert mpk.packb(value).hex() == hexed
+
+    def test_aliases(self):
+        assert mpk.dumps is mpk.packb and mpk.loads is mpk.unpackb
+        stream = io.BytesIO()
+        mpk.pack([1, 2], stream)
+        mpk.dump(3, stream)
+        assert stream.getvalue() == b"\x92\x01\x02\x03"
+        assert mpk.unpack(io.BytesIO(b"\x92\x01\x02")) == [1, 2]
+        assert mpk.load(io.BytesIO(b"\x05")) == 5
+
+    def test_int_out_of_range(self):
+        with pytest.raises(OverflowError, match="Integer value out of range"):
+            mpk.packb(2**64)
+        with pytest.raises(OverflowError):
+            mpk.packb(-2**63 - 1)
+        assert mpk.packb(2**64, default=str) == msgpack.packb(2**64, default=str)
+
+    def test_unsupported_type(self):
+        with pytest.raises(TypeError, match="can not serialize 'object' object"):
+            mpk.packb(object())
+        with pytest.raises(TypeError):
+            mpk.packb({1, 2})
+
+    def test_default_once(self):
+        calls = []
+
+        def default(o):
+            calls.append(o)
+            return o  # still unsupported: TypeError, not a loop
+
+        with pytest.raises(TypeError):
+            mpk.packb(object(), default=default)
+        assert len(calls) == 1
+        with pytest.raises(TypeError, match="default must be a callable"):
+            mpk.packb(1, default=1)
+
+    def test_subclasses_and_strict_types(self):
+        class S(str):
+            pass
+
+        class L(list):
+            pass
+
+        class D(dict):
+            pass
+
+        assert mpk.packb(S("x")) == b"\xa1x"
+        assert mpk.packb(L([1])) == b"\x91\x01"
+        assert mpk.packb(D(a=1)) == b"\x81\xa1a\x01"
+        with pytest.raises(TypeError):
+            mpk.packb(S("x"), strict_types=True)
+        with pytest.raises(TypeError):
+            mpk.packb((1,), strict_types=True)
+        assert mpk.packb((1,), strict_types=True, default=list) == b"\x91\x01"
+
+    def test_bytes_like(self):
+        assert mpk.packb(bytearray(b"ab")) == b"\xc4\x02ab"
+        assert mpk.packb(memoryview(b"ab")) == b"\xc4\x02ab"
+        assert mpk.packb(b"ab", use_bin_type=False) == b"\xa2ab"
+        assert mpk.packb("a" * 40, use_bin_type=False) == msgpack.packb("a" * 40, use_bin_type=False)
+
+    def test_unicode(self):
+        with pytest.raises(UnicodeEncodeError):
+            mpk.packb("\ud800")
+        assert mpk.packb("\udcff", unicode_errors="surrogateescape") == b"\xa1\xff"
+        assert mpk.packb("é") == b"\xa2\xc3\xa9"
+
+    def test_single_float(self):
+        assert mpk.packb(1.5, use_single_float=True) == b"\xca\x3f\xc0\x00\x00"
+        with pytest.raises(OverflowError):
+            mpk.packb(1e300, use_single_float=True)
+
+    def test_nesting_limit(self):
+        deep = []
+        for _ in range(1024):
+            deep = [deep]
+        assert mpk.packb(deep) == msgpack.packb(deep)
+        cyclic = []
+        cyclic.append(cyclic)
+        with pytest.raises(ValueError, match="recursion limit exceeded"):
+            mpk.packb(cyclic)
+        d = {}
+        d["self"] = d
+        with pytest.raises(ValueError):
+            mpk.packb(d)
+
+    def test_datetime(self):
+        aware = datetime.datetime(2020, 1, 1, 12, 30, 15, 123456, tzinfo=datetime.timezone.utc)
+        assert mpk.packb(aware, datetime=True) == msgpack.packb(aware, datetime=True)
+        with pytest.raises(ValueError, match="tzinfo=None"):
+            mpk.packb(datetime.datetime(2020, 1, 1), datetime=True)
+        with pytest.raises(TypeError):
+            mpk.packb(aware)
+
+    def test_ext_and_timestamp(self):
+        assert mpk.packb(mpk.ExtType(5, b"abcd")) == b"\xd6\x05abcd"
+        assert mpk.packb(mpk.ExtType(-5, b"")) == b"\xc7\x00\xfb"
+        assert mpk.packb(mpk.Timestamp(1, 0)) == b"\xd6\xff\x00\x00\x00\x01"
+        assert mpk.packb(mpk.Timestamp(-1, 5)) == msgpack.packb(msgpack.Timestamp(-1, 5))
+        with pytest.raises(ValueError):
+            mpk.ExtType(128, b"")
+        with pytest.raises(TypeError):
+            mpk.ExtType(1, "str")
+
+    def test_unknown_option(self):
+        with pytest.raises(TypeError):
+            mpk.packb(1, foo=1)
+        with pytest.raises(TypeError):
+            mpk.Packer(foo=1)
+
+
+class TestPacker:
+    def test_autoreset(self):
+        p = mpk.Packer()
+        assert p.pack(1) == b"\x01"
+        assert p.pack([1]) == b"\x91\x01"
+        assert p.bytes() == b""
+
+    def test_no_autoreset(self):
+        p = mpk.Packer(autoreset=False)
+        assert p.pack(1) is None
+        assert p.pack_array_header(2) is None
+        p.pack("a")
+        p.pack_map_header(0)
+        assert p.bytes() == b"\x01\x92\xa1a\x80"
+        view = p.getbuffer()
+        assert bytes(view) == p.bytes()
+        with pytest.raises(BufferError):
+            p.pack(2)  # the buffer cannot move while a view is alive
+        view.release()
+        p.pack(2)
+        assert p.bytes().endswith(b"\x02")
+        p.reset()
+        assert p.bytes() == b""
+
+    def test_headers(self):
+        p = mpk.Packer()
+        assert p.pack_array_header(16) == b"\xdc\x00\x10"
+        assert p.pack_map_header(2**16) == b"\xdf\x00\x01\x00\x00"
+        with pytest.raises(ValueError):
+            p.pack_array_header(2**32)
+        with pytest.raises(ValueError):
+            p.pack_map_header(-1)
+
+    def test_map_pairs(self):
+        p = mpk.Packer()
+        assert p.pack_map_pairs([(1, 2), ("a", "b")]) == msgpack.Packer().pack_map_pairs([(1, 2), ("a", "b")])
+        assert p.pack_map_pairs([("k", 1), ("k", 2)]) == b"\x82\xa1k\x01\xa1k\x02"
+
+    def test_ext_type(self):
+        p = mpk.Packer()
+        assert p.pack_ext_type(1, b"x") == b"\xd4\x01x"
+        assert p.pack_ext_type(2, b"x" * 300) == msgpack.Packer().pack_ext_type(2, b"x" * 300)
+        with pytest.raises(TypeError):
+            p.pack_ext_type("1", b"x")
+        with pytest.raises(TypeError):
+            p.pack_ext_type(1, "x")
+
+    def test_error_resets_buffer(self):
+        p = mpk.Packer(autoreset=False)
+        p.pack(1)
+        with pytest.raises(TypeError):
+            p.pack([2, object()])
+        assert p.bytes() == b""
+
+    def test_reentrant_default(self):
+        """A default hook that packs again gets its own buffer; the outer result is intact."""
+        inner = mpk.packb
+
+        def default(o):
+            return inner([o.real, o.imag])
+
+        assert mpk.packb([1j, "x"], default=default) == msgpack.packb([1j, "x"], default=lambda o: msgpack.packb([o.real, o.imag]))
