@@ -11,8 +11,10 @@
  *     both point at the same input bytes (zero-copy);
  *  3. encode(DOM) decodes to an equal DOM, encodes again to the same bytes, is never longer than
  *     the input, and is the input itself whenever the input is in shortest form;
- *  4. the stream fed the input in two chunks hands out exactly the values that one-shot skipping
- *     finds one after another, byte for byte, and the same error (truncation: see check_stream). */
+ *  4. the stream fed the input in two chunks (and, up to 512 bytes, one byte at a time) hands out
+ *     exactly the values that one-shot skipping finds one after another, byte for byte, and the
+ *     same error (truncation: see check_stream);
+ *  5. with MPK_FLAG_COPY the DOM is equal, and no payload points into the input. */
 #include <mpk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,9 +184,29 @@ static void check_encode(const uint8_t *data, size_t n, const options *o, const 
     mpk_writer_destroy(&w);
 }
 
-/* ---- invariant 4: the stream in two chunks against one-shot skipping ---- */
+/* MPK_FLAG_COPY gives an equal DOM whose payloads live in the doc, not in the input. */
+static void check_copy(const uint8_t *data, size_t n, const options *o, const mpk_node *root)
+{
+    mpk_doc copy;
+    mpk_doc_init(&copy);
+    mpk_doc_set_limits(&copy, &o->limits);
+    mpk_doc_set_flags(&copy, o->flags | MPK_FLAG_COPY);
+    const mpk_node *root2 = mpk_doc_parse(&copy, data, n);
+    REQUIRE(root2, "MPK_FLAG_COPY parse failed: %s at %zu", kind(mpk_doc_error(&copy)), mpk_doc_error(&copy).offset);
+    REQUIRE(mpk_node_equal(root, root2), "the MPK_FLAG_COPY DOM differs from the zero-copy DOM");
+    for (const mpk_node *m = root2, *end = mpk_node_next(root2); m < end; m++) {
+        mpk_type t = mpk_node_type(m);
+        if ((t == MPK_STR || t == MPK_BIN || t == MPK_EXT) && m->len)
+            REQUIRE(m->v.data + m->len <= data || m->v.data >= data + n,
+                    "MPK_FLAG_COPY: node %zu still points into the input", (size_t)(m - root2));
+    }
+    mpk_doc_destroy(&copy);
+}
 
-static void check_stream(const uint8_t *data, size_t n, const options *o)
+/* ---- invariant 4: the stream in chunks against one-shot skipping ---- */
+
+/* cuts[0] = 0 < cuts[1] < ... < cuts[ncuts-1] = n: the chunk boundaries */
+static void check_stream(const uint8_t *data, size_t n, const options *o, const size_t *cuts, size_t ncuts)
 {
     mpk_stream s;
     mpk_stream_init(&s);
@@ -196,10 +218,9 @@ static void check_stream(const uint8_t *data, size_t n, const options *o)
     mpk_error expected = {MPK_OK, 0};
     size_t values = 0;
 
-    const size_t cut[3] = {0, o->split, n};
     int stream_failed = 0;
-    for (int c = 0; c < 2 && !stream_failed; c++) {
-        mpk_stream_feed(&s, data + cut[c], cut[c + 1] - cut[c]);
+    for (size_t c = 0; c + 1 < ncuts && !stream_failed; c++) {
+        mpk_stream_feed(&s, data + cuts[c], cuts[c + 1] - cuts[c]);
         const uint8_t *value;
         size_t len;
         int got;
@@ -280,9 +301,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     REQUIRE(tags.kind == dom.kind && tags.offset == dom.offset, "tags: %s at %zu, DOM: %s at %zu", kind(tags),
             tags.offset, kind(dom), dom.offset);
 
-    if (root) check_encode(data, n, &o, root);
+    if (root) {
+        check_encode(data, n, &o, root);
+        check_copy(data, n, &o, root);
+    }
     mpk_doc_destroy(&doc);
 
-    check_stream(data, n, &o);
+    const size_t two[3] = {0, o.split, n};
+    check_stream(data, n, &o, two, 3);
+    /* small inputs also one byte at a time, which cuts at every boundary at once */
+    if (n <= 512) {
+        size_t every[513];
+        for (size_t i = 0; i <= n; i++) every[i] = i;
+        check_stream(data, n, &o, every, n + 1);
+    }
     return 0;
 }
