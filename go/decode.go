@@ -480,15 +480,9 @@ func floatDecoder(d *decodeState, v reflect.Value) error {
 
 func stringDecoder(d *decodeState, v reflect.Value) error {
 	h := d.off
-	if h < len(d.data) && !d.strict {
-		if c := d.data[h]; c&0xe0 == 0xa0 {
-			n := int(c & 0x1f)
-			if end := h + 1 + n; end <= len(d.data) && uint32(n) <= d.lim.Str {
-				d.off = end
-				v.SetString(d.str(d.data[h+1 : end]))
-				return nil
-			}
-		}
+	if b, ok := d.strFast(); ok {
+		v.SetString(d.str(b))
+		return nil
 	}
 	t, err := d.head()
 	if err != nil {

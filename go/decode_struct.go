@@ -61,6 +61,8 @@ func (sd *structDecoder) decode(d *decodeState, v reflect.Value) error {
 pairs:
 	d.depth++
 	list := sd.fields.list
+	// A struct being decoded is always addressable: Unmarshal takes a pointer.
+	base := v.Addr().UnsafePointer()
 	for i := 0; i < n; i++ {
 		kh := d.off
 		var key []byte
@@ -99,7 +101,7 @@ pairs:
 			}
 			continue
 		}
-		if err := sd.decodeField(d, v, idx, list); err != nil {
+		if err := sd.decodeField(d, v, base, idx, list); err != nil {
 			return err
 		}
 	}
@@ -107,12 +109,11 @@ pairs:
 	return nil
 }
 
-func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, idx int, list []field) error {
+func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, base unsafe.Pointer, idx int, list []field) error {
 	f := &list[idx]
 	prev := d.saved
 	if f.op != opGeneric {
-		// A struct being decoded is always addressable: Unmarshal takes a pointer.
-		if err := decodeOp(d, f.op, unsafe.Add(v.Addr().UnsafePointer(), f.offset), f.typ); err != nil {
+		if err := decodeOp(d, f.op, unsafe.Add(base, f.offset), f.typ); err != nil {
 			return err
 		}
 		if d.saved != prev {
@@ -170,6 +171,7 @@ func (sd *structDecoder) lookup(key []byte, i int) int {
 // decodeArray fills the fields in order from an array of n elements; extra elements are skipped.
 func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) error {
 	list := sd.fields.list
+	base := v.Addr().UnsafePointer()
 	d.depth++
 	for i := 0; i < n; i++ {
 		if i >= len(list) {
@@ -178,7 +180,7 @@ func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) err
 			}
 			continue
 		}
-		if err := sd.decodeField(d, v, i, list); err != nil {
+		if err := sd.decodeField(d, v, base, i, list); err != nil {
 			return err
 		}
 	}

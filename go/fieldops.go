@@ -133,15 +133,9 @@ func decodeOp(d *decodeState, op fieldOp, p unsafe.Pointer, t reflect.Type) erro
 	h := d.off
 	switch op {
 	case opString:
-		if h < len(data) && !d.strict {
-			if c := data[h]; c&0xe0 == 0xa0 {
-				n := int(c & 0x1f)
-				if end := h + 1 + n; end <= len(data) && uint32(n) <= d.lim.Str {
-					d.off = end
-					*(*string)(p) = d.str(data[h+1 : end])
-					return nil
-				}
-			}
+		if b, ok := d.strFast(); ok {
+			*(*string)(p) = d.str(b)
+			return nil
 		}
 		return stringDecoder(d, reflect.NewAt(t, p).Elem())
 	case opStrings:
@@ -152,12 +146,11 @@ func decodeOp(d *decodeState, op fieldOp, p unsafe.Pointer, t reflect.Type) erro
 		return boolDecoder(d, reflect.NewAt(t, p).Elem())
 	}
 	// An int of some width.
-	var neg bool
-	var n uint64
-	if h < len(data) && data[h] <= 0x7f {
-		n = uint64(data[h])
-		d.off++
+	neg, n, size, ok := readIntFast(data[h:])
+	if ok && fitsOp(op, neg, n) {
+		d.off += size
 	} else {
+		neg, n = false, 0
 		tk, err := d.head()
 		if err != nil {
 			return err
@@ -246,19 +239,11 @@ func decodeStrings(d *decodeState, p unsafe.Pointer, t reflect.Type) error {
 		ss = make([]string, n)
 	}
 	*(*[]string)(p) = ss
-	data := d.data
 	d.depth++
 	for i := range ss {
-		h := d.off
-		if h < len(data) && !d.strict {
-			if c := data[h]; c&0xe0 == 0xa0 {
-				n := int(c & 0x1f)
-				if end := h + 1 + n; end <= len(data) && uint32(n) <= d.lim.Str {
-					d.off = end
-					ss[i] = d.str(data[h+1 : end])
-					continue
-				}
-			}
+		if b, ok := d.strFast(); ok {
+			ss[i] = d.str(b)
+			continue
 		}
 		if err := stringDecoder(d, reflect.ValueOf(ss).Index(i)); err != nil {
 			return err

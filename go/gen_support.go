@@ -45,8 +45,10 @@ func ReadUint32(b []byte) (uint32, []byte, error) {
 }
 
 func readIntRange(b []byte, lo, hi int64, name string) (int64, []byte, error) {
-	if len(b) > 0 && b[0] <= 0x7f && int64(b[0]) <= hi {
-		return int64(b[0]), b[1:], nil
+	if neg, n, size, ok := readIntFast(b); ok {
+		if v := int64(n); (neg && v >= lo) || (!neg && n <= uint64(hi)) {
+			return v, b[size:], nil
+		}
 	}
 	v, rest, err := ReadInt(b)
 	if err != nil {
@@ -124,4 +126,89 @@ func (a *StringArena) ReadString(b []byte) (string, []byte, error) {
 	a.buf = a.buf[len(s):]
 	copy(out, s)
 	return unsafeString(out), rest, nil
+}
+
+// Grow returns b with room for n more bytes, allocating exactly that room when it must; generated
+// MarshalMsg methods call it once with their Msgsize.
+func Grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return growExact(b, n)
+}
+
+func growExact(b []byte, n int) []byte {
+	nb := make([]byte, len(b), len(b)+n)
+	copy(nb, b)
+	return nb
+}
+
+// The Size functions give the exact encoded size of a value, for Msgsize methods.
+
+// IntSize is the size of v written by AppendInt.
+func IntSize(v int64) int {
+	if v >= 0 {
+		return UintSize(uint64(v))
+	}
+	switch {
+	case v >= -32:
+		return 1
+	case v >= math.MinInt8:
+		return 2
+	case v >= math.MinInt16:
+		return 3
+	case v >= math.MinInt32:
+		return 5
+	}
+	return 9
+}
+
+// UintSize is the size of v written by AppendUint.
+func UintSize(v uint64) int {
+	switch {
+	case v <= 0x7f:
+		return 1
+	case v <= math.MaxUint8:
+		return 2
+	case v <= math.MaxUint16:
+		return 3
+	case v <= math.MaxUint32:
+		return 5
+	}
+	return 9
+}
+
+// StringSize is the size of a str of n bytes, head included.
+func StringSize(n int) int {
+	switch {
+	case n <= 31:
+		return 1 + n
+	case n <= math.MaxUint8:
+		return 2 + n
+	case n <= math.MaxUint16:
+		return 3 + n
+	}
+	return 5 + n
+}
+
+// BytesSize is the size of a bin of n bytes, head included.
+func BytesSize(n int) int {
+	switch {
+	case n <= math.MaxUint8:
+		return 2 + n
+	case n <= math.MaxUint16:
+		return 3 + n
+	}
+	return 5 + n
+}
+
+// HeaderSize is the size of an array or map head for n elements or pairs.
+func HeaderSize(n int) int {
+	switch {
+	case n <= 15:
+		return 1
+	case n <= math.MaxUint16:
+		return 3
+	}
+	return 5
 }

@@ -81,10 +81,37 @@ func ReadBool(b []byte) (bool, []byte, error) {
 	return false, b, typeError(t, boolType, 0)
 }
 
+// intWidth is the width of the value field after an int head byte (0 for others).
+var intWidth = [256]uint8{mUint8: 1, mUint16: 2, mUint32: 4, mUint64: 8, mInt8: 1, mInt16: 2, mInt32: 4, mInt64: 8}
+
+// readIntFast reads an int head and its field when they are present; ok is false otherwise (not
+// an int, or cut off), and the caller takes the checked path.
+func readIntFast(b []byte) (neg bool, n uint64, size int, ok bool) {
+	if len(b) == 0 {
+		return false, 0, 0, false
+	}
+	c := b[0]
+	if c <= 0x7f {
+		return false, uint64(c), 1, true
+	}
+	if c >= 0xe0 {
+		return true, uint64(int64(int8(c))), 1, true
+	}
+	w := int(intWidth[c])
+	if w == 0 || len(b) <= w {
+		return false, 0, 0, false
+	}
+	if c >= mInt8 {
+		v := readSigned(b[1:], w)
+		return v < 0, uint64(v), 1 + w, true
+	}
+	return false, readLen(b[1:], w), 1 + w, true
+}
+
 // ReadInt reads an int of any width whose value fits in an int64.
 func ReadInt(b []byte) (int64, []byte, error) {
-	if len(b) > 0 && (b[0] <= 0x7f || b[0] >= 0xe0) {
-		return int64(int8(b[0])), b[1:], nil
+	if neg, n, size, ok := readIntFast(b); ok && (neg || n <= math.MaxInt64) {
+		return int64(n), b[size:], nil
 	}
 	t, r, err := readOne(b)
 	if err != nil {
@@ -98,8 +125,8 @@ func ReadInt(b []byte) (int64, []byte, error) {
 
 // ReadUint reads a non-negative int of any width.
 func ReadUint(b []byte) (uint64, []byte, error) {
-	if len(b) > 0 && b[0] <= 0x7f {
-		return uint64(b[0]), b[1:], nil
+	if neg, n, size, ok := readIntFast(b); ok && !neg {
+		return n, b[size:], nil
 	}
 	t, r, err := readOne(b)
 	if err != nil {
@@ -147,10 +174,18 @@ func ReadFloat32(b []byte) (float32, []byte, error) {
 
 // ReadStringBytes reads a str and returns its bytes as a sub-slice of b (no copy, no UTF-8 check).
 func ReadStringBytes(b []byte) (s, rest []byte, err error) {
-	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
-		n := int(b[0]&0x1f) + 1
-		if n <= len(b) {
-			return b[1:n], b[n:], nil
+	if len(b) > 0 {
+		c := b[0]
+		if c&0xe0 == 0xa0 {
+			n := int(c&0x1f) + 1
+			if n <= len(b) {
+				return b[1:n], b[n:], nil
+			}
+		} else if c == mStr8 && len(b) >= 2 {
+			end := 2 + int(b[1])
+			if end <= len(b) {
+				return b[2:end], b[end:], nil
+			}
 		}
 	}
 	t, r, err := readOne(b)
@@ -187,10 +222,17 @@ func ReadBytes(b []byte) (v, rest []byte, err error) {
 // The count is known to fit in the bytes left (each element takes at least one byte), so it is
 // safe to allocate for.
 func ReadArrayHeader(b []byte) (n int, rest []byte, err error) {
-	if len(b) > 0 && b[0]&0xf0 == 0x90 {
-		n = int(b[0] & 0x0f)
-		if n < len(b) {
-			return n, b[1:], nil
+	if len(b) > 0 {
+		if c := b[0]; c&0xf0 == 0x90 {
+			n = int(c & 0x0f)
+			if n < len(b) {
+				return n, b[1:], nil
+			}
+		} else if c == mArray16 && len(b) >= 3 {
+			n = int(b[1])<<8 | int(b[2])
+			if n <= len(b)-3 {
+				return n, b[3:], nil
+			}
 		}
 	}
 	t, r, err := readOne(b)

@@ -259,3 +259,30 @@ func (r *reader) skip() error {
 	}
 	return nil
 }
+
+// strFast reads a str token that needs no further checks (not strict mode, within the str
+// limit, payload present) and returns its bytes; ok is false when the checked path must run.
+func (r *reader) strFast() (b []byte, ok bool) {
+	d, h := r.data, r.off
+	if h >= len(d) || r.strict {
+		return nil, false
+	}
+	c := d[h]
+	var n, hdr int
+	switch {
+	case c&0xe0 == 0xa0:
+		n, hdr = int(c&0x1f), 1
+	case c == mStr8 && h+1 < len(d):
+		n, hdr = int(d[h+1]), 2
+	case c == mStr16 && h+2 < len(d):
+		n, hdr = int(d[h+1])<<8|int(d[h+2]), 3
+	default:
+		return nil, false
+	}
+	end := h + hdr + n
+	if end > len(d) || uint32(n) > r.lim.Str {
+		return nil, false
+	}
+	r.off = end
+	return d[h+hdr : end], true
+}

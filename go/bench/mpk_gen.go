@@ -11,24 +11,27 @@ import (
 var _ = mpk.Skip
 var _ = slices.Grow[[]byte]
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
-	s = 58
-	s += 9
-	s += 5 + len(z.Name)
-	s += 5 + len(z.Description)
-	s += 9
-	s += 5
-	for _, e1 := range z.Colors {
-		_ = e1
-		s += 5 + len(e1)
+	s = 34
+	s += mpk.IntSize(int64(z.Id))
+	s += mpk.StringSize(len(z.Name))
+	s += mpk.StringSize(len(z.Description))
+	s += mpk.IntSize(int64(z.Price))
+	if z.Colors == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Colors))
+		for i1 := range z.Colors {
+			s += mpk.StringSize(len(z.Colors[i1]))
+		}
 	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x85\xa2id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa4name"...)
@@ -120,29 +123,29 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tweet) Msgsize() (s int) {
-	s = 194
-	s += 5 + len(z.CreatedAt)
-	s += 9
-	s += 5 + len(z.IdStr)
-	s += 5 + len(z.Text)
-	s += 5 + len(z.Source)
-	s += 1
-	s += 9
+	s = 134
+	s += mpk.StringSize(len(z.CreatedAt))
+	s += mpk.IntSize(int64(z.Id))
+	s += mpk.StringSize(len(z.IdStr))
+	s += mpk.StringSize(len(z.Text))
+	s += mpk.StringSize(len(z.Source))
+	s++
+	s += mpk.IntSize(int64(z.InReplyToStatusId))
 	s += z.User.Msgsize()
-	s += 9
-	s += 9
-	s += 1
-	s += 1
-	s += 5 + len(z.Lang)
+	s += mpk.IntSize(int64(z.RetweetCount))
+	s += mpk.IntSize(int64(z.FavoriteCount))
+	s++
+	s++
+	s += mpk.StringSize(len(z.Lang))
 	s += z.Entities.Msgsize()
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tweet) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x8e\xaacreated_at"...)
 	o = mpk.AppendString(o, string(z.CreatedAt))
 	o = append(o, "\xa2id"...)
@@ -274,31 +277,31 @@ func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *User) Msgsize() (s int) {
-	s = 231
-	s += 9
-	s += 5 + len(z.IdStr)
-	s += 5 + len(z.Name)
-	s += 5 + len(z.ScreenName)
-	s += 5 + len(z.Location)
-	s += 5 + len(z.Description)
-	s += 5 + len(z.Url)
-	s += 1
-	s += 9
-	s += 9
-	s += 9
-	s += 5 + len(z.CreatedAt)
-	s += 9
-	s += 1
-	s += 9
-	s += 5 + len(z.Lang)
+	s = 165
+	s += mpk.IntSize(int64(z.Id))
+	s += mpk.StringSize(len(z.IdStr))
+	s += mpk.StringSize(len(z.Name))
+	s += mpk.StringSize(len(z.ScreenName))
+	s += mpk.StringSize(len(z.Location))
+	s += mpk.StringSize(len(z.Description))
+	s += mpk.StringSize(len(z.Url))
+	s++
+	s += mpk.IntSize(int64(z.FollowersCount))
+	s += mpk.IntSize(int64(z.FriendsCount))
+	s += mpk.IntSize(int64(z.ListedCount))
+	s += mpk.StringSize(len(z.CreatedAt))
+	s += mpk.IntSize(int64(z.FavouritesCount))
+	s++
+	s += mpk.IntSize(int64(z.StatusesCount))
+	s += mpk.StringSize(len(z.Lang))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *User) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\xde\x00\x10\xa2id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa6id_str"...)
@@ -442,30 +445,39 @@ func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Entities) Msgsize() (s int) {
-	s = 45
-	s += 5
-	for _, e5 := range z.Hashtags {
-		_ = e5
-		s += e5.Msgsize()
+	s = 29
+	if z.Hashtags == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Hashtags))
+		for i5 := range z.Hashtags {
+			s += z.Hashtags[i5].Msgsize()
+		}
 	}
-	s += 5
-	for _, e6 := range z.UserMentions {
-		_ = e6
-		s += e6.Msgsize()
+	if z.UserMentions == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.UserMentions))
+		for i6 := range z.UserMentions {
+			s += z.UserMentions[i6].Msgsize()
+		}
 	}
-	s += 5
-	for _, e7 := range z.Urls {
-		_ = e7
-		s += e7.Msgsize()
+	if z.Urls == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Urls))
+		for i7 := range z.Urls {
+			s += z.Urls[i7].Msgsize()
+		}
 	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Entities) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x83\xa8hashtags"...)
 	if z.Hashtags == nil {
 		o = mpk.AppendNil(o)
@@ -595,17 +607,24 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Hashtag) Msgsize() (s int) {
-	s = 26
-	s += 5 + len(z.Text)
-	s += 5 + 9*len(z.Indices)
+	s = 14
+	s += mpk.StringSize(len(z.Text))
+	if z.Indices == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Indices))
+		for i17 := range z.Indices {
+			s += mpk.IntSize(int64(z.Indices[i17]))
+		}
+	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Hashtag) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x82\xa4text"...)
 	o = mpk.AppendString(o, string(z.Text))
 	o = append(o, "\xa7indices"...)
@@ -613,8 +632,8 @@ func (z *Hashtag) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i17 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i17]))
+		for i18 := range z.Indices {
+			o = mpk.AppendInt(o, int64(z.Indices[i18]))
 		}
 	}
 	return o, err
@@ -648,19 +667,19 @@ func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n18 int
-				n18, b, err = mpk.ReadArrayHeader(b)
+				var n19 int
+				n19, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n18 {
-					z.Indices = z.Indices[:n18]
+				if z.Indices != nil && cap(z.Indices) >= n19 {
+					z.Indices = z.Indices[:n19]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n18)
+					z.Indices = make([]int64, n19)
 				}
-				for i19 := range z.Indices {
-					z.Indices[i19], b, err = mpk.ReadInt(b)
+				for i20 := range z.Indices {
+					z.Indices[i20], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
@@ -676,19 +695,26 @@ func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Mention) Msgsize() (s int) {
-	s = 49
-	s += 5 + len(z.ScreenName)
-	s += 5 + len(z.Name)
-	s += 9
-	s += 5 + 9*len(z.Indices)
+	s = 29
+	s += mpk.StringSize(len(z.ScreenName))
+	s += mpk.StringSize(len(z.Name))
+	s += mpk.IntSize(int64(z.Id))
+	if z.Indices == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Indices))
+		for i21 := range z.Indices {
+			s += mpk.IntSize(int64(z.Indices[i21]))
+		}
+	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mention) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x84\xabscreen_name"...)
 	o = mpk.AppendString(o, string(z.ScreenName))
 	o = append(o, "\xa4name"...)
@@ -700,8 +726,8 @@ func (z *Mention) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i20 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i20]))
+		for i22 := range z.Indices {
+			o = mpk.AppendInt(o, int64(z.Indices[i22]))
 		}
 	}
 	return o, err
@@ -745,19 +771,19 @@ func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n21 int
-				n21, b, err = mpk.ReadArrayHeader(b)
+				var n23 int
+				n23, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n21 {
-					z.Indices = z.Indices[:n21]
+				if z.Indices != nil && cap(z.Indices) >= n23 {
+					z.Indices = z.Indices[:n23]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n21)
+					z.Indices = make([]int64, n23)
 				}
-				for i22 := range z.Indices {
-					z.Indices[i22], b, err = mpk.ReadInt(b)
+				for i24 := range z.Indices {
+					z.Indices[i24], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
@@ -773,19 +799,26 @@ func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *URL) Msgsize() (s int) {
-	s = 58
-	s += 5 + len(z.Url)
-	s += 5 + len(z.ExpandedUrl)
-	s += 5 + len(z.DisplayUrl)
-	s += 5 + 9*len(z.Indices)
+	s = 38
+	s += mpk.StringSize(len(z.Url))
+	s += mpk.StringSize(len(z.ExpandedUrl))
+	s += mpk.StringSize(len(z.DisplayUrl))
+	if z.Indices == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Indices))
+		for i25 := range z.Indices {
+			s += mpk.IntSize(int64(z.Indices[i25]))
+		}
+	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *URL) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x84\xa3url"...)
 	o = mpk.AppendString(o, string(z.Url))
 	o = append(o, "\xacexpanded_url"...)
@@ -797,8 +830,8 @@ func (z *URL) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i23 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i23]))
+		for i26 := range z.Indices {
+			o = mpk.AppendInt(o, int64(z.Indices[i26]))
 		}
 	}
 	return o, err
@@ -842,19 +875,19 @@ func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n24 int
-				n24, b, err = mpk.ReadArrayHeader(b)
+				var n27 int
+				n27, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n24 {
-					z.Indices = z.Indices[:n24]
+				if z.Indices != nil && cap(z.Indices) >= n27 {
+					z.Indices = z.Indices[:n27]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n24)
+					z.Indices = make([]int64, n27)
 				}
-				for i25 := range z.Indices {
-					z.Indices[i25], b, err = mpk.ReadInt(b)
+				for i28 := range z.Indices {
+					z.Indices[i28], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}

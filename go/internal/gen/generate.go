@@ -249,11 +249,11 @@ func (g *gen) structMethods(nt *types.Named) {
 	tn := nt.Obj().Name()
 
 	// Msgsize
-	g.printf("\n// Msgsize returns an upper bound of the size of z's encoding.\nfunc (z *%s) Msgsize() (s int) {\n", tn)
-	fixed := 5
+	g.printf("\n// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).\nfunc (z *%s) Msgsize() (s int) {\n", tn)
+	fixed := len(appendHeader(nil, 0x80, 0xde, len(fields)))
 	for _, f := range fields {
 		if !asArray {
-			fixed += len(f.name) + 5
+			fixed += len(appendStr(nil, f.name))
 		}
 	}
 	g.printf("s = %d\n", fixed)
@@ -264,7 +264,7 @@ func (g *gen) structMethods(nt *types.Named) {
 
 	// MarshalMsg
 	g.printf("\n// MarshalMsg appends the MessagePack encoding of z to b.\nfunc (z *%s) MarshalMsg(b []byte) (o []byte, err error) {\n", tn)
-	g.printf("o = slices.Grow(b, z.Msgsize())\n")
+	g.printf("o = mpk.Grow(b, z.Msgsize())\n")
 	dynamic := false
 	for _, f := range fields {
 		if !asArray && (f.omitEmpty || f.omitZero) && g.emptyCond(f) != "" {
@@ -410,7 +410,7 @@ func (g *gen) emptyCond(f genField) string {
 	return ""
 }
 
-// size adds an upper bound of x's encoded size to s.
+// size adds x's encoded size to s (exact for the kinds the generator writes itself).
 func (g *gen) size(x string, t types.Type) {
 	if isTime(t) {
 		g.printf("s += 15\n")
@@ -424,35 +424,42 @@ func (g *gen) size(x string, t types.Type) {
 	case *types.Basic:
 		switch {
 		case u.Info()&types.IsBoolean != 0:
-			g.printf("s += 1\n")
+			g.printf("s++\n")
 		case u.Info()&types.IsString != 0:
-			g.printf("s += 5 + len(%s)\n", x)
+			g.printf("s += mpk.StringSize(len(%s))\n", x)
 		case u.Kind() == types.Float32:
 			g.printf("s += 5\n")
-		default:
+		case u.Kind() == types.Float64:
 			g.printf("s += 9\n")
+		case u.Info()&types.IsUnsigned != 0:
+			g.printf("s += mpk.UintSize(uint64(%s))\n", x)
+		case u.Info()&types.IsInteger != 0:
+			g.printf("s += mpk.IntSize(int64(%s))\n", x)
+		default:
+			g.printf("s += 16\n")
 		}
 		return
 	case *types.Slice:
 		if isByte(u.Elem()) {
-			g.printf("s += 5 + len(%s)\n", x)
+			g.printf("if %s == nil {\ns++\n} else {\ns += mpk.BytesSize(len(%s))\n}\n", x, x)
 			return
 		}
-		if c, ok := fixedSize(u.Elem()); ok {
-			g.printf("s += 5 + %d*len(%s)\n", c, x)
-			return
-		}
-		v := g.name("e")
-		g.printf("s += 5\nfor _, %s := range %s {\n_ = %s\n", v, x, v)
-		g.size(v, u.Elem())
-		g.printf("}\n")
+		i := g.name("i")
+		g.printf("if %s == nil {\ns++\n} else {\ns += mpk.HeaderSize(len(%s))\nfor %s := range %s {\n", x, x, i, x)
+		g.size(x+"["+i+"]", u.Elem())
+		g.printf("}\n}\n")
 		return
+	case *types.Array:
+		if isByte(u.Elem()) {
+			g.printf("s += mpk.BytesSize(len(%s))\n", x)
+			return
+		}
 	case *types.Map:
 		k, v := g.name("k"), g.name("v")
-		g.printf("s += 5\nfor %s, %s := range %s {\n_, _ = %s, %s\n", k, v, x, k, v)
+		g.printf("if %s == nil {\ns++\n} else {\ns += mpk.HeaderSize(len(%s))\nfor %s, %s := range %s {\n_, _ = %s, %s\n", x, x, k, v, x, k, v)
 		g.size(k, u.Key())
 		g.size(v, u.Elem())
-		g.printf("}\n")
+		g.printf("}\n}\n")
 		return
 	case *types.Pointer:
 		g.printf("if %s != nil {\n", x)
@@ -461,20 +468,6 @@ func (g *gen) size(x string, t types.Type) {
 		return
 	}
 	g.printf("s += 16\n")
-}
-
-func fixedSize(t types.Type) (int, bool) {
-	if u, ok := t.Underlying().(*types.Basic); ok {
-		switch {
-		case u.Info()&types.IsBoolean != 0:
-			return 1, true
-		case u.Kind() == types.Float32:
-			return 5, true
-		case u.Info()&types.IsNumeric != 0 && u.Info()&types.IsComplex == 0:
-			return 9, true
-		}
-	}
-	return 0, false
 }
 
 func isByte(t types.Type) bool {

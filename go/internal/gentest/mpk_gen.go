@@ -11,24 +11,27 @@ import (
 var _ = mpk.Skip
 var _ = slices.Grow[[]byte]
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
-	s = 58
-	s += 9
-	s += 5 + len(z.Name)
-	s += 5 + len(z.Description)
-	s += 9
-	s += 5
-	for _, e1 := range z.Colors {
-		_ = e1
-		s += 5 + len(e1)
+	s = 34
+	s += mpk.IntSize(int64(z.Id))
+	s += mpk.StringSize(len(z.Name))
+	s += mpk.StringSize(len(z.Description))
+	s += mpk.IntSize(int64(z.Price))
+	if z.Colors == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Colors))
+		for i1 := range z.Colors {
+			s += mpk.StringSize(len(z.Colors[i1]))
+		}
 	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x85\xa2Id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa4Name"...)
@@ -120,67 +123,95 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Mixed) Msgsize() (s int) {
-	s = 224
+	s = 118
 	s += 15
-	s += 5 + len(z.Base.Note)
-	s += 1
-	s += 9
-	s += 9
-	s += 9
-	s += 9
-	s += 9
-	s += 9
-	s += 9
-	s += 9
-	s += 9
+	s += mpk.StringSize(len(z.Base.Note))
+	s++
+	s += mpk.IntSize(int64(z.I8))
+	s += mpk.IntSize(int64(z.I16))
+	s += mpk.IntSize(int64(z.I32))
+	s += mpk.IntSize(int64(z.I))
+	s += mpk.UintSize(uint64(z.U8))
+	s += mpk.UintSize(uint64(z.U16))
+	s += mpk.UintSize(uint64(z.U32))
+	s += mpk.UintSize(uint64(z.U64))
+	s += mpk.UintSize(uint64(z.U))
 	s += 5
 	s += 9
-	s += 5 + len(z.S)
-	s += 5 + len(z.C)
-	s += 5 + len(z.Raw)
-	s += 16
-	s += 5
-	for _, e5 := range z.Tags {
-		_ = e5
-		s += 5 + len(e5)
+	s += mpk.StringSize(len(z.S))
+	s += mpk.StringSize(len(z.C))
+	if z.Raw == nil {
+		s++
+	} else {
+		s += mpk.BytesSize(len(z.Raw))
 	}
-	s += 5
-	for _, e6 := range z.Items {
-		_ = e6
-		s += e6.Msgsize()
+	s += mpk.BytesSize(len(z.Fixed))
+	if z.Tags == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Tags))
+		for i5 := range z.Tags {
+			s += mpk.StringSize(len(z.Tags[i5]))
+		}
+	}
+	if z.Items == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Items))
+		for i6 := range z.Items {
+			s += z.Items[i6].Msgsize()
+		}
 	}
 	if z.Ptr != nil {
 		s += (*z.Ptr).Msgsize()
 	} else {
 		s++
 	}
-	s += 5
-	for k7, v8 := range z.Counts {
-		_, _ = k7, v8
-		s += 5 + len(k7)
-		s += 9
+	if z.Counts == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Counts))
+		for k7, v8 := range z.Counts {
+			_, _ = k7, v8
+			s += mpk.StringSize(len(k7))
+			s += mpk.IntSize(int64(v8))
+		}
 	}
-	s += 5
-	for k9, v10 := range z.Named {
-		_, _ = k9, v10
-		s += 5 + len(k9)
-		s += v10.Msgsize()
+	if z.Named == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Named))
+		for k9, v10 := range z.Named {
+			_, _ = k9, v10
+			s += mpk.StringSize(len(k9))
+			s += v10.Msgsize()
+		}
 	}
 	s += 16
-	s += 9
-	s += 5
-	for _, e11 := range z.Nested {
-		_ = e11
-		s += 5 + 9*len(e11)
+	s += mpk.IntSize(int64(z.Omit))
+	if z.Nested == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Nested))
+		for i11 := range z.Nested {
+			if z.Nested[i11] == nil {
+				s++
+			} else {
+				s += mpk.HeaderSize(len(z.Nested[i11]))
+				for i12 := range z.Nested[i11] {
+					s += mpk.IntSize(int64(z.Nested[i11][i12]))
+				}
+			}
+		}
 	}
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	n := 26
 	if z.Base.Note == "" {
 		n--
@@ -236,8 +267,8 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Tags)))
-		for i12 := range z.Tags {
-			o = mpk.AppendString(o, string(z.Tags[i12]))
+		for i13 := range z.Tags {
+			o = mpk.AppendString(o, string(z.Tags[i13]))
 		}
 	}
 	o = append(o, "\xa5Items"...)
@@ -245,8 +276,8 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Items)))
-		for i13 := range z.Items {
-			if o, err = z.Items[i13].MarshalMsg(o); err != nil {
+		for i14 := range z.Items {
+			if o, err = z.Items[i14].MarshalMsg(o); err != nil {
 				return b, err
 			}
 		}
@@ -264,14 +295,14 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Counts)))
-		keys14 := make([]string, 0, len(z.Counts))
-		for k15 := range z.Counts {
-			keys14 = append(keys14, k15)
+		keys15 := make([]string, 0, len(z.Counts))
+		for k16 := range z.Counts {
+			keys15 = append(keys15, k16)
 		}
-		slices.Sort(keys14)
-		for _, k15 := range keys14 {
-			o = mpk.AppendString(o, string(k15))
-			o = mpk.AppendInt(o, int64(z.Counts[k15]))
+		slices.Sort(keys15)
+		for _, k16 := range keys15 {
+			o = mpk.AppendString(o, string(k16))
+			o = mpk.AppendInt(o, int64(z.Counts[k16]))
 		}
 	}
 	o = append(o, "\xa5Named"...)
@@ -279,15 +310,15 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Named)))
-		keys16 := make([]Color, 0, len(z.Named))
-		for k17 := range z.Named {
-			keys16 = append(keys16, k17)
+		keys17 := make([]Color, 0, len(z.Named))
+		for k18 := range z.Named {
+			keys17 = append(keys17, k18)
 		}
-		slices.Sort(keys16)
-		for _, k17 := range keys16 {
-			o = mpk.AppendString(o, string(k17))
-			v18 := z.Named[k17]
-			if o, err = v18.MarshalMsg(o); err != nil {
+		slices.Sort(keys17)
+		for _, k18 := range keys17 {
+			o = mpk.AppendString(o, string(k18))
+			v19 := z.Named[k18]
+			if o, err = v19.MarshalMsg(o); err != nil {
 				return b, err
 			}
 		}
@@ -305,13 +336,13 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Nested)))
-		for i19 := range z.Nested {
-			if z.Nested[i19] == nil {
+		for i20 := range z.Nested {
+			if z.Nested[i20] == nil {
 				o = mpk.AppendNil(o)
 			} else {
-				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i19])))
-				for i20 := range z.Nested[i19] {
-					o = mpk.AppendInt(o, int64(z.Nested[i19][i20]))
+				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i20])))
+				for i21 := range z.Nested[i20] {
+					o = mpk.AppendInt(o, int64(z.Nested[i20][i21]))
 				}
 			}
 		}
@@ -369,12 +400,12 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 			}
 		case "I":
 			{
-				var v21 int64
-				v21, b, err = mpk.ReadInt(b)
+				var v22 int64
+				v22, b, err = mpk.ReadInt(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.I = int(v21)
+				z.I = int(v22)
 			}
 		case "U8":
 			z.U8, b, err = mpk.ReadUint8(b)
@@ -398,12 +429,12 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 			}
 		case "U":
 			{
-				var v22 uint64
-				v22, b, err = mpk.ReadUint(b)
+				var v23 uint64
+				v23, b, err = mpk.ReadUint(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.U = uint(v22)
+				z.U = uint(v23)
 			}
 		case "F32":
 			z.F32, b, err = mpk.ReadFloat32(b)
@@ -422,24 +453,24 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 			}
 		case "color":
 			{
-				var v23 string
-				v23, b, err = sa.ReadString(b)
+				var v24 string
+				v24, b, err = sa.ReadString(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.C = Color(v23)
+				z.C = Color(v24)
 			}
 		case "Raw":
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Raw = nil
 			} else {
-				var v24 []byte
-				v24, b, err = mpk.ReadBytes(b)
+				var v25 []byte
+				v25, b, err = mpk.ReadBytes(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Raw = append(make([]byte, 0, len(v24)), v24...)
+				z.Raw = append(make([]byte, 0, len(v25)), v25...)
 			}
 		case "Fixed":
 			b, err = mpk.UnmarshalPrefix(b, &z.Fixed)
@@ -451,19 +482,19 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Tags = nil
 			} else {
-				var n25 int
-				n25, b, err = mpk.ReadArrayHeader(b)
+				var n26 int
+				n26, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Tags != nil && cap(z.Tags) >= n25 {
-					z.Tags = z.Tags[:n25]
+				if z.Tags != nil && cap(z.Tags) >= n26 {
+					z.Tags = z.Tags[:n26]
 					clear(z.Tags)
 				} else {
-					z.Tags = make([]string, n25)
+					z.Tags = make([]string, n26)
 				}
-				for i26 := range z.Tags {
-					z.Tags[i26], b, err = sa.ReadString(b)
+				for i27 := range z.Tags {
+					z.Tags[i27], b, err = sa.ReadString(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
@@ -474,19 +505,19 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Items = nil
 			} else {
-				var n27 int
-				n27, b, err = mpk.ReadArrayHeader(b)
+				var n28 int
+				n28, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Items != nil && cap(z.Items) >= n27 {
-					z.Items = z.Items[:n27]
+				if z.Items != nil && cap(z.Items) >= n28 {
+					z.Items = z.Items[:n28]
 					clear(z.Items)
 				} else {
-					z.Items = make([]Item, n27)
+					z.Items = make([]Item, n28)
 				}
-				for i28 := range z.Items {
-					if b, err = z.Items[i28].UnmarshalMsg(b); err != nil {
+				for i29 := range z.Items {
+					if b, err = z.Items[i29].UnmarshalMsg(b); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -508,26 +539,26 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Counts = nil
 			} else {
-				var n29 int
-				n29, b, err = mpk.ReadMapHeader(b)
+				var n30 int
+				n30, b, err = mpk.ReadMapHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Counts == nil {
-					z.Counts = make(map[string]int64, n29)
+					z.Counts = make(map[string]int64, n30)
 				}
-				for ; n29 > 0; n29-- {
-					var k30 string
-					k30, b, err = sa.ReadString(b)
+				for ; n30 > 0; n30-- {
+					var k31 string
+					k31, b, err = sa.ReadString(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					var v31 int64
-					v31, b, err = mpk.ReadInt(b)
+					var v32 int64
+					v32, b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					z.Counts[string(k30)] = v31
+					z.Counts[string(k31)] = v32
 				}
 			}
 		case "Named":
@@ -535,25 +566,25 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 				b = b[1:]
 				z.Named = nil
 			} else {
-				var n32 int
-				n32, b, err = mpk.ReadMapHeader(b)
+				var n33 int
+				n33, b, err = mpk.ReadMapHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Named == nil {
-					z.Named = make(map[Color]Point, n32)
+					z.Named = make(map[Color]Point, n33)
 				}
-				for ; n32 > 0; n32-- {
-					var k33 string
-					k33, b, err = sa.ReadString(b)
+				for ; n33 > 0; n33-- {
+					var k34 string
+					k34, b, err = sa.ReadString(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					var v34 Point
-					if b, err = v34.UnmarshalMsg(b); err != nil {
+					var v35 Point
+					if b, err = v35.UnmarshalMsg(b); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					z.Named[Color(k33)] = v34
+					z.Named[Color(k34)] = v35
 				}
 			}
 		case "Any":
@@ -563,47 +594,47 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 			}
 		case "Omit":
 			{
-				var v35 int64
-				v35, b, err = mpk.ReadInt(b)
+				var v36 int64
+				v36, b, err = mpk.ReadInt(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Omit = int(v35)
+				z.Omit = int(v36)
 			}
 		case "Nested":
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Nested = nil
 			} else {
-				var n36 int
-				n36, b, err = mpk.ReadArrayHeader(b)
+				var n37 int
+				n37, b, err = mpk.ReadArrayHeader(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Nested != nil && cap(z.Nested) >= n36 {
-					z.Nested = z.Nested[:n36]
+				if z.Nested != nil && cap(z.Nested) >= n37 {
+					z.Nested = z.Nested[:n37]
 					clear(z.Nested)
 				} else {
-					z.Nested = make([][]int16, n36)
+					z.Nested = make([][]int16, n37)
 				}
-				for i37 := range z.Nested {
+				for i38 := range z.Nested {
 					if mpk.NextType(b) == mpk.NilType {
 						b = b[1:]
-						z.Nested[i37] = nil
+						z.Nested[i38] = nil
 					} else {
-						var n38 int
-						n38, b, err = mpk.ReadArrayHeader(b)
+						var n39 int
+						n39, b, err = mpk.ReadArrayHeader(b)
 						if err != nil {
 							return in, mpk.ShiftOffset(err, len(in)-len(b))
 						}
-						if z.Nested[i37] != nil && cap(z.Nested[i37]) >= n38 {
-							z.Nested[i37] = z.Nested[i37][:n38]
-							clear(z.Nested[i37])
+						if z.Nested[i38] != nil && cap(z.Nested[i38]) >= n39 {
+							z.Nested[i38] = z.Nested[i38][:n39]
+							clear(z.Nested[i38])
 						} else {
-							z.Nested[i37] = make([]int16, n38)
+							z.Nested[i38] = make([]int16, n39)
 						}
-						for i39 := range z.Nested[i37] {
-							z.Nested[i37][i39], b, err = mpk.ReadInt16(b)
+						for i40 := range z.Nested[i38] {
+							z.Nested[i38][i40], b, err = mpk.ReadInt16(b)
 							if err != nil {
 								return in, mpk.ShiftOffset(err, len(in)-len(b))
 							}
@@ -621,17 +652,17 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Item) Msgsize() (s int) {
-	s = 21
-	s += 5 + len(z.Sku)
-	s += 9
+	s = 9
+	s += mpk.StringSize(len(z.Sku))
+	s += mpk.UintSize(uint64(z.Qty))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Item) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	n := 2
 	if z.Qty == 0 {
 		n--
@@ -684,9 +715,9 @@ func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Point) Msgsize() (s int) {
-	s = 5
+	s = 1
 	s += 9
 	s += 9
 	return s
@@ -694,7 +725,7 @@ func (z *Point) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Point) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	o = append(o, "\x92"...)
 	o = mpk.AppendFloat64(o, float64(z.X))
 	o = mpk.AppendFloat64(o, float64(z.Y))
@@ -732,17 +763,17 @@ func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Msgsize returns an upper bound of the size of z's encoding.
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Base) Msgsize() (s int) {
-	s = 26
+	s = 14
 	s += 15
-	s += 5 + len(z.Note)
+	s += mpk.StringSize(len(z.Note))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Base) MarshalMsg(b []byte) (o []byte, err error) {
-	o = slices.Grow(b, z.Msgsize())
+	o = mpk.Grow(b, z.Msgsize())
 	n := 2
 	if z.Note == "" {
 		n--
