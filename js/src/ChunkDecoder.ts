@@ -1,5 +1,5 @@
 import { DecodeError } from "./DecodeError.js";
-import { truncatedNeedOf, type Decoder } from "./Decoder.js";
+import { TRUNCATED, truncatedNeedOf, type Decoder } from "./Decoder.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 
 /**
@@ -34,15 +34,13 @@ export class ChunkDecoder {
       let value: unknown;
       let next: number;
       try {
-        [value, next] = this.decoder.decodeAt(input, at);
+        [value, next] = this.decoder.decodeAt(input, at, true);
       } catch (e) {
-        if (e instanceof DecodeError) {
-          if (e.kind === "truncated") {
-            this.need = truncatedNeedOf() - at;
-            break;
-          }
-          throw new DecodeError(e.kind, this.base + e.offset);
+        if (e === TRUNCATED) {
+          this.need = truncatedNeedOf() - at;
+          break;
         }
+        if (e instanceof DecodeError) throw new DecodeError(e.kind, this.base + e.offset);
         throw e;
       }
       values.push(value);

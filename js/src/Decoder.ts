@@ -85,6 +85,9 @@ let extDecoders: ExtensionCodec["decoders"] | undefined;
 let busy = false;
 /** For streams: after a truncated error, the input length that retrying needs at least. */
 let truncatedNeed = 0;
+/** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
+export const TRUNCATED: unique symbol = Symbol("truncated");
+let streamMode = false;
 
 export class Decoder {
   private readonly maxDepth: number;
@@ -143,13 +146,15 @@ export class Decoder {
 
   /**
    * @internal Decodes one value starting at bytes[start]; returns it and the offset after it.
-   * A truncated error sets the length a retry needs, readable through truncatedNeedOf().
+   * A truncated error sets the length a retry needs, readable through truncatedNeedOf(); with
+   * `stream` set it throws TRUNCATED instead of a DecodeError.
    */
-  decodeAt(bytes: Uint8Array, start: number): [unknown, number] {
+  decodeAt(bytes: Uint8Array, start: number, stream = false): [unknown, number] {
     const saved = busy ? save() : null;
     busy = true;
     try {
       this.begin(bytes, start);
+      streamMode = stream;
       const value = read(0);
       return [value, pos];
     } finally {
@@ -165,6 +170,7 @@ export class Decoder {
     }
     pos = start;
     end = bytes.length;
+    streamMode = false;
     maxDepth = this.maxDepth;
     maxStr = this.maxStr;
     maxBin = this.maxBin;
@@ -187,12 +193,12 @@ export function truncatedNeedOf(): number {
 }
 
 function save(): unknown[] {
-  return [buf, view, pos, end, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [buf, view, pos, end, streamMode, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [buf, view, pos, end, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [buf, view, pos, end, streamMode, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 function fail(kind: DecodeErrorKind, offset: number): never {
@@ -202,6 +208,7 @@ function fail(kind: DecodeErrorKind, offset: number): never {
 /** The token at `head` needs the input to reach `need` bytes. */
 function truncated(head: number, need: number): never {
   truncatedNeed = need;
+  if (streamMode) throw TRUNCATED;
   throw new DecodeError("truncated", head);
 }
 
@@ -400,7 +407,14 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   if (depth >= maxDepth) return fail("depth_limit", head);
   if (n > end - pos) return truncated(head, pos + n); // every element takes at least one byte
   const arr = new Array(n);
-  for (let i = 0; i < n; i++) arr[i] = read(depth + 1);
+  let i = 0;
+  try {
+    for (; i < n; i++) arr[i] = read(depth + 1);
+  } catch (e) {
+    // a stream retries a truncated value once the bytes the elements still owe have come
+    truncatedNeed += n - i - 1;
+    throw e;
+  }
   return arr;
 }
 
@@ -409,20 +423,37 @@ function readMap(head: number, n: number, depth: number): unknown {
   if (depth >= maxDepth) return fail("depth_limit", head);
   if (n * 2 > end - pos) return truncated(head, pos + n * 2); // every key and value takes at least one byte
   if (exact) return readPairs(n, depth + 1);
-  if (mapAsMap) return readIntoMap(new Map(), n, depth + 1);
+  if (mapAsMap) return readIntoMap(new Map(), n, depth + 1, 0);
+  return readObject(n, depth + 1);
+}
+
+/** For a stream's retry: pairs after the one that failed owe at least 2 bytes each. */
+function owePairs(left: number): void {
+  truncatedNeed += 2 * left;
+}
+
+function readObject(n: number, depth: number): unknown {
   const obj: Record<string, unknown> = {};
-  for (let i = 0; i < n; i++) {
-    const key = readKey(depth + 1);
-    if (typeof key !== "string") return readIntoMap(objectToMap(obj), n - i, depth + 1, key);
-    const value = read(depth + 1);
-    if (key === "__proto__") {
-      // a plain key like any other: defining it never reaches Object.prototype's setter
-      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-    } else {
-      obj[key] = value;
+  let i = 0;
+  let key: unknown;
+  try {
+    for (; i < n; i++) {
+      key = readKey(depth);
+      if (typeof key !== "string") break;
+      const value = read(depth);
+      if (key === "__proto__") {
+        // a plain key like any other: defining it never reaches Object.prototype's setter
+        Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        obj[key] = value;
+      }
     }
+  } catch (e) {
+    owePairs(n - i - 1);
+    throw e;
   }
-  return obj;
+  // a key that is not a str: the rest goes into a Map
+  return i === n ? obj : readIntoMap(objectToMap(obj), n, depth, i, key);
 }
 
 /** A map key: short fixstr keys go through the key cache, anything else through read(). */
@@ -448,24 +479,35 @@ function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
   return map;
 }
 
-function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, firstKey?: unknown): Map<unknown, unknown> {
-  let i = 0;
-  if (firstKey !== undefined) {
-    map.set(firstKey, read(depth));
-    i = 1;
-  }
-  for (; i < n; i++) {
-    const key = readKey(depth);
-    map.set(key, read(depth));
+function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, done: number, firstKey?: unknown): Map<unknown, unknown> {
+  let i = done;
+  try {
+    if (done > 0 || firstKey !== undefined) {
+      map.set(firstKey, read(depth));
+      i++;
+    }
+    for (; i < n; i++) {
+      const key = readKey(depth);
+      map.set(key, read(depth));
+    }
+  } catch (e) {
+    owePairs(n - i - 1);
+    throw e;
   }
   return map;
 }
 
 function readPairs(n: number, depth: number): MapPairs {
   const pairs: Array<[unknown, unknown]> = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const key = read(depth);
-    pairs[i] = [key, read(depth)];
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      const key = read(depth);
+      pairs[i] = [key, read(depth)];
+    }
+  } catch (e) {
+    owePairs(n - i - 1);
+    throw e;
   }
   return new MapPairs(pairs);
 }

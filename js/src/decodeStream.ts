@@ -11,17 +11,15 @@ export type ByteSource = ReadableStream<BinaryInput> | AsyncIterable<BinaryInput
  */
 export async function* decodeStream(source: ByteSource, options?: DecoderOptions): AsyncGenerator<unknown, void, undefined> {
   const chunks = new ChunkDecoder(new Decoder(options));
-  for await (const chunk of iterate(source)) {
-    yield* chunks.feed(chunk);
+  const iterable = "getReader" in source ? readChunks(source) : source;
+  for await (const chunk of iterable) {
+    const values = chunks.feed(chunk);
+    for (let i = 0; i < values.length; i++) yield values[i];
   }
   chunks.finish();
 }
 
-async function* iterate(source: ByteSource): AsyncGenerator<BinaryInput, void, undefined> {
-  if (!("getReader" in source)) {
-    yield* source;
-    return;
-  }
+async function* readChunks(source: ReadableStream<BinaryInput>): AsyncGenerator<BinaryInput, void, undefined> {
   // getReader rather than async iteration: not every browser iterates ReadableStreams
   const reader = source.getReader();
   try {
