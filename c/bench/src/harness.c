@@ -6,6 +6,38 @@
 #include <string.h>
 #include <time.h>
 
+/* Under `valgrind --tool=callgrind --collect-atstart=no` (c/bench/profile.py), the first pass
+ * counts each op's instructions alone and dumps them under "row|side|op". Outside valgrind these
+ * client requests are a few no-op instructions, and the first pass is not timed anyway. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define BENCH_HAVE_CALLGRIND 1
+#endif
+#endif
+
+static void count_start(void)
+{
+#ifdef BENCH_HAVE_CALLGRIND
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+#endif
+}
+
+static void count_stop(const bench_row *row, const bench_side *side, bench_op op)
+{
+#ifdef BENCH_HAVE_CALLGRIND
+    CALLGRIND_TOGGLE_COLLECT;
+    if (RUNNING_ON_VALGRIND) {
+        char label[256];
+        snprintf(label, sizeof label, "%s|%s|%s", row->label, side->name, bench_op_name(op));
+        CALLGRIND_DUMP_STATS_AT(label);
+    }
+#else
+    (void)row, (void)side, (void)op;
+#endif
+}
+
 double bench_now(void)
 {
     struct timespec ts;
@@ -83,7 +115,7 @@ static const bench_buf *unpack_input(const bench_row *row, int s, side_state *st
 
 /* One sample of one op: repeated reps times, only the op itself inside the clock. */
 static double sample(const bench_row *row, int s, const bench_side *side, side_state *st, bench_op op,
-                     int reps)
+                     int reps, int counted)
 {
     double total = 0;
     for (int r = 0; r < reps; r++) {
@@ -98,7 +130,9 @@ static double sample(const bench_row *row, int s, const bench_side *side, side_s
             st->packed = out; /* the side's buffer: valid until its next pack */
         } else if (op == OP_UNPACK) {
             double t0 = bench_now();
+            if (counted) count_start();
             void *dom = side->dom_decode(unpack_input(row, s, st));
+            if (counted) count_stop(row, side, op);
             total += bench_now() - t0;
             if (!dom) fail(row, side, "decode failed");
             bench_check c = {0, 0, 0, 0};
@@ -108,8 +142,10 @@ static double sample(const bench_row *row, int s, const bench_side *side, side_s
         } else {
             bench_check c = {0, 0, 0, 0};
             double t0 = bench_now();
+            if (counted) count_start();
             int rc = side->unpack_messages(&st->packed, op == OP_UNPACK_STREAM ? UNPACK_STREAM : UNPACK_ONESHOT,
                                            &c);
+            if (counted) count_stop(row, side, op);
             total += bench_now() - t0;
             if (rc != 0) fail(row, side, "stream decode failed");
             expect_check(row, side, &c);
@@ -151,7 +187,10 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
         }
         bench_buf first = {0, 0};
         double t0 = bench_now();
-        if (pack_once(row, side, &st[s], &first) != 0) fail(row, side, "pack failed");
+        count_start();
+        int rc = pack_once(row, side, &st[s], &first);
+        count_stop(row, side, OP_PACK);
+        if (rc != 0) fail(row, side, "pack failed");
         double t = bench_now() - t0;
         if (t < fastest[0]) fastest[0] = t;
         st[s].reference.data = malloc(first.len + 1);
@@ -165,7 +204,7 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
             fail(row, side, "re-encoding the corpus DOM did not give the input back");
         st[s].packed = st[s].reference;
         for (int o = 1; o < op_count; o++) {
-            t = sample(row, s, side, &st[s], ops[o], 1);
+            t = sample(row, s, side, &st[s], ops[o], 1, 1);
             if (t < fastest[o]) fastest[o] = t;
         }
         st[s].packed.data = NULL;
@@ -193,12 +232,12 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
             for (int o = 0; o < op_count; o++) {
                 if (ops[o] != OP_PACK && row->kind != ROW_CORPUS && !st[s].packed.data)
                     fail(row, side, "no packed input");
-                times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o]);
+                times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o], 0);
             }
             st[s].packed.data = NULL;
         }
     }
-    for (int o = 0; o < op_count; o++) {
+    for (int o = 0; o < op_count && cfg->rounds > 0; o++) {
         for (int s = 0; s < cfg->side_count; s++) {
             results[o].seconds[s] = median(times[o][s], cfg->rounds);
             results[o].bytes[s] = row->kind == ROW_CORPUS && ops[o] != OP_PACK ? row->corpus[s].len : st[s].reference.len;

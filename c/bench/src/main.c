@@ -1,6 +1,7 @@
 /* mpk C benchmark: mpk vs msgpack-c vs RapidJSON, in one process, same values, same run.
  *
  *   mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT]
+ *             [--first-pass-only]   (the checked first pass alone: for c/bench/profile.py)
  *
  * Prints a Markdown table (medians of N interleaved rounds; ratios are the peer's time over mpk's,
  * so above 1 means mpk is faster) and writes it to --out as well. */
@@ -35,20 +36,23 @@ typedef struct options {
     const char *env[MAX_ENV];
     int env_count;
     const char *only;
+    int first_pass_only;
 } options;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT]\n");
+    fprintf(stderr, "usage: mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT] "
+                    "[--first-pass-only]\n");
     exit(2);
 }
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {7, 0, NULL, NULL, {0}, 0, NULL};
+    options o = {7, 0, NULL, NULL, {0}, 0, NULL, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quick")) o.quick = 1;
+        else if (!strcmp(a, "--first-pass-only")) o.first_pass_only = 1;
         else if (i + 1 >= argc) usage();
         else if (!strcmp(a, "--rounds")) o.rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--data")) o.data_dir = argv[++i];
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
 
     bench_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.rounds = opt.quick ? 1 : opt.rounds;
+    cfg.rounds = opt.first_pass_only ? 0 : opt.quick ? 1 : opt.rounds;
     cfg.min_sample_seconds = opt.quick ? 0.001 : 0.02;
 #ifdef BENCH_HAVE_MPK
     cfg.sides[cfg.side_count++] = &bench_side_mpk;
@@ -261,6 +265,7 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < 3; k++) {
         char path[1024];
         bench_buf json = {0, 0}, msgpack = {0, 0};
+        if (opt.only && !strstr(corpus_names[k], opt.only)) continue;
         snprintf(path, sizeof path, "%s/%s.json", data_dir, corpus_names[k]);
         if (read_file(path, &json) != 0) {
             snprintf(corpus_note + strlen(corpus_note), sizeof corpus_note - strlen(corpus_note),
@@ -310,6 +315,8 @@ int main(int argc, char **argv)
         bench_run_row(&cfg, &rows[i], results[i]);
         ran[i] = 1;
     }
+
+    if (opt.first_pass_only) return 0; /* profile.py reads callgrind's dumps instead */
 
     /* ---- the report ---- */
     char *report = NULL;
