@@ -1,0 +1,181 @@
+// The public API beyond the corpus: type mapping, options, limits, safety, inputs, extensions.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  decode, decodeMulti, DecodeError, Decoder, encode, Encoder, ExtData, ExtensionCodec, Timestamp, RawStr,
+  DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
+} from "../src/index.js";
+import { bytesToHex, hexToBytes } from "./support/typed.js";
+
+const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
+const errorOf = (f: () => unknown): DecodeError => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof DecodeError) return e;
+    throw e;
+  }
+  throw new Error("no error");
+};
+
+describe("writer", () => {
+  test("numbers take the shortest int, else float 64 (float 32 on request)", () => {
+    assert.equal(hex(0), "00");
+    assert.equal(hex(-33), "d0df");
+    assert.equal(hex(2 ** 32), "cf0000000100000000");
+    assert.equal(hex(-(2 ** 40)), "d3ffffff0000000000");
+    assert.equal(hex(1.5), "cb3ff8000000000000");
+    assert.equal(hex(-0), "cb8000000000000000");
+    assert.equal(hex(2 ** 64), "cb43f0000000000000");
+    assert.equal(hex(1.5, new Encoder({ float32: true })), "ca3fc00000");
+  });
+  test("bigints take the shortest int and must fit in 64 bits", () => {
+    assert.equal(hex(5n), "05");
+    assert.equal(hex(2n ** 64n - 1n), "cfffffffffffffffff");
+    assert.equal(hex(-(2n ** 63n)), "d38000000000000000");
+    assert.throws(() => encode(2n ** 64n), RangeError);
+  });
+  test("undefined is nil; binary views are bin; Map and objects are maps", () => {
+    assert.equal(hex(undefined), "c0");
+    assert.equal(hex(new Uint16Array([1])), "c4020100");
+    assert.equal(hex(new Map<unknown, unknown>([[1, "a"]])), "8101a161");
+    assert.equal(hex({ a: 1 }), "81a16101");
+  });
+  test("sortKeys gives the same bytes whatever the insertion order", () => {
+    const e = new Encoder({ sortKeys: true });
+    assert.equal(hex({ b: 1, a: 2 }, e), hex({ a: 2, b: 1 }, e));
+    // keys of mixed types are ordered by their encoded bytes
+    assert.equal(hex(new Map<unknown, unknown>([[2, 0], ["a", 0], [1, 0]]), e), "8301000200a16100");
+  });
+  test("strings: lone surrogates become U+FFFD, long strings keep the shortest header", () => {
+    assert.equal(hex("\ud800"), "a3efbfbd");
+    const s = "é".repeat(20); // 20 units, 40 bytes: str 8
+    assert.equal(hex(s).slice(0, 4), "d928");
+    assert.equal(decode(encode("a".repeat(100) + "é".repeat(60))), "a".repeat(100) + "é".repeat(60));
+  });
+  test("a cycle is an error, not a stack overflow", () => {
+    const a: unknown[] = [];
+    a.push(a);
+    assert.throws(() => encode(a), RangeError);
+  });
+  test("results stay valid after later encodes", () => {
+    const first = encode({ x: "first" });
+    const copy = first.slice();
+    for (let i = 0; i < 5000; i++) encode({ i, s: "x".repeat(i % 50) });
+    assert.deepEqual(first, copy);
+  });
+});
+
+describe("reader", () => {
+  test("accepts Uint8Array, ArrayBuffer, other views and Buffer", () => {
+    const bytes = encode({ a: [1, 2] }).slice();
+    const want = { a: [1, 2] };
+    assert.deepEqual(decode(bytes), want);
+    assert.deepEqual(decode(bytes.buffer), want);
+    assert.deepEqual(decode(new DataView(bytes.buffer)), want);
+    assert.deepEqual(decode(Buffer.from(bytes)), want);
+    const padded = new Uint8Array(bytes.length + 3);
+    padded.set(bytes, 3);
+    assert.deepEqual(decode(padded.subarray(3)), want);
+  });
+  test("int64 modes", () => {
+    const big = hexToBytes("cf0020000000000001"); // 2^53 + 1
+    const small = hexToBytes("cf0000000000000007");
+    const round = hexToBytes("cf1000000000000000"); // 2^60, exact as a number
+    assert.equal(decode(big), 2n ** 53n + 1n);
+    assert.equal(decode(small), 7);
+    assert.equal(decode(round), 2 ** 60);
+    assert.equal(decode(big, { int64: "number" }), 2 ** 53);
+    assert.equal(decode(small, { int64: "bigint" }), 7n);
+    assert.equal(decode(hexToBytes("d3ffffffffffffffff"), { int64: "bigint" }), -1n);
+  });
+  test("utf8 modes", () => {
+    const bad = hexToBytes("a3 61ff62".replace(" ", ""));
+    assert.equal(decode(bad), "a\ufffdb");
+    assert.deepEqual(errorOf(() => decode(bad, { utf8: "strict" })), new DecodeError("invalid_utf8", 0));
+    const raw = decode(bad, { utf8: "raw" });
+    assert.ok(raw instanceof RawStr);
+    assert.equal(bytesToHex(raw.bytes), "61ff62");
+    assert.equal(hex(raw), "a361ff62");
+    // the long path (TextDecoder) replaces exactly as the short one
+    const long = new Uint8Array(300).fill(0x61);
+    long[150] = 0xe0;
+    long[151] = 0x80;
+    const s = decode(Uint8Array.from([0xda, 1, 44, ...long])) as string;
+    assert.equal(s, "a".repeat(150) + "\ufffd\ufffd" + "a".repeat(148));
+  });
+  test("maps: object by default, Map on request, Map whenever a key is not a str", () => {
+    const m = encode(new Map<unknown, unknown>([["a", 1], [2, "b"]]));
+    const got = decode(m);
+    assert.ok(got instanceof Map);
+    assert.deepEqual([...(got as Map<unknown, unknown>)], [["a", 1], [2, "b"]]);
+    assert.ok(decode(encode({ a: 1 }), { map: "Map" }) instanceof Map);
+  });
+  test("decoding never touches prototypes", () => {
+    const bytes = encode(new Map<unknown, unknown>([["__proto__", { polluted: true }], ["constructor", { prototype: 1 }], ["prototype", 2]]));
+    const obj = decode(bytes) as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(obj), Object.prototype);
+    assert.deepEqual(Object.keys(obj), ["__proto__", "constructor", "prototype"]);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(obj, "__proto__")!.value, { polluted: true });
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(obj.constructor, { prototype: 1 });
+  });
+  test("timestamps: Date by default, Timestamp on request or outside Date's range", () => {
+    const d = new Date(Date.UTC(2026, 10, 22, 1, 2, 3, 456));
+    assert.deepEqual(decode(encode(d)), d);
+    const t = decode(encode(d), { timestamp: "Timestamp" }) as Timestamp;
+    assert.equal(t.nsec, 456_000_000);
+    const far = new Timestamp(2n ** 62n, 1);
+    assert.deepEqual(decode(encode(far)), far);
+    assert.deepEqual(Timestamp.fromDate(new Date(-1)), new Timestamp(-1, 999_000_000));
+    assert.equal(hex(new Date(-1)), "c70cff3b8b87c0ffffffffffffffff");
+  });
+  test("limits carry the house names and defaults", () => {
+    assert.equal(DEFAULT_MAX_DEPTH, 1024);
+    assert.equal(DEFAULT_MAX_LENGTH, 4294967295);
+    const opts = { maxStrLength: 1, maxBinLength: 1, maxExtLength: 1, maxArrayLength: 1, maxMapLength: 1, maxDepth: 1 };
+    for (const v of ["ab", new Uint8Array(2), new ExtData(3, new Uint8Array(2)), [1, 2], { a: 1, b: 2 }]) {
+      assert.deepEqual(errorOf(() => decode(encode([v]).subarray(1), opts)), new DecodeError("length_limit", 0));
+    }
+    assert.deepEqual(errorOf(() => decode(encode([[]]), opts)), new DecodeError("depth_limit", 1));
+  });
+  test("errors name the kind and the byte", () => {
+    const e = errorOf(() => decode(hexToBytes("c0c0")));
+    assert.equal(e.kind, "trailing_bytes");
+    assert.equal(e.offset, 1);
+    assert.match(e.message, /at byte 1$/);
+    assert.equal(e.name, "DecodeError");
+    assert.ok(e instanceof Error);
+  });
+  test("decodeMulti reads concatenated values", () => {
+    assert.deepEqual([...decodeMulti(hexToBytes("01a16192c0c3"))], [1, "a", [null, true]]);
+  });
+});
+
+describe("ext", () => {
+  class Point {
+    constructor(readonly x: number, readonly y: number) {}
+  }
+  const extensions = new ExtensionCodec().register({
+    type: 7,
+    encode: (v) => (v instanceof Point ? encode([v.x, v.y]) : null),
+    decode: (data) => {
+      const [x, y] = decode(data) as [number, number]; // a decode inside a decode
+      return new Point(x, y);
+    },
+  });
+  test("a registered type round-trips, also nested inside a decode", () => {
+    const v = { p: new Point(1, 2), list: [new Point(3, 4)] };
+    const bytes = new Encoder({ extensions }).encode(v);
+    assert.deepEqual(new Decoder({ extensions }).decode(bytes), v);
+  });
+  test("an unknown type is ExtData and encodes back the same", () => {
+    const bytes = hexToBytes("d5090102");
+    const v = decode(bytes);
+    assert.deepEqual(v, new ExtData(9, Uint8Array.from([1, 2])));
+    assert.equal(hex(v), "d5090102");
+  });
+  test("type -1 is reserved", () => {
+    assert.throws(() => new ExtensionCodec().register({ type: -1 }), RangeError);
+  });
+});
