@@ -90,6 +90,10 @@ def main():
     for (row, side, op) in counts:
         if (row, op) not in rows:
             rows.append((row, op))
+    print("## Instructions per item (callgrind)\n")
+    print(f"`python3 c/bench/profile.py{' --full' if args.full else ''}`: instructions executed by each op alone "
+          f"({'full' if args.full else 'quick'} sizes, same build flags plus -g), per int, string or message "
+          "(corpus rows: in total). Not times, but immune to the machine's noise.\n")
     print("| row | op | mpk Ir/item | msgpack-c Ir/item | RapidJSON Ir/item | msgpack-c / mpk |")
     print("|---|---|--:|--:|--:|--:|")
     for row, op in rows:
