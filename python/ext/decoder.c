@@ -176,24 +176,65 @@ static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, 
 }
 
 /* The key cache: short ASCII map keys, interned, with their hash computed once. A slot holds the
- * last key that hashed to it; collisions just replace. 512 slots of keys up to 24 bytes cover the
- * vocabulary of typical documents (twitter.json has ~100 distinct keys) at 4 KiB of pointers. */
-#define KEY_CACHE_SLOTS 512
+ * last key that hashed to it; collisions just replace. 1024 slots of keys up to 24 bytes cover the
+ * vocabulary of typical documents (twitter.json has ~100 distinct keys) at 8 KiB of pointers. */
+#define KEY_CACHE_SLOTS 1024
 #define KEY_CACHE_MAX_LEN 24
 static PyObject *key_cache[KEY_CACHE_SLOTS];
 
-static inline uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
+/* Keys are at most 24 bytes, so two (overlapping) word loads from each end see most of them; a
+ * hash that misses a middle byte only costs a slot collision, which the comparison catches. */
+MPK__INLINE uint64_t key_words(const uint8_t *s, Py_ssize_t n, uint64_t *b)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)n;
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h ^ (h >> 15);
+    uint64_t a;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = x;
+        *b = y;
+    } else {
+        a = n ? (uint64_t)s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16 : 0;
+        *b = 0;
+    }
+    return a;
 }
 
-static PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
+MPK__INLINE uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
+{
+    uint64_t b, a = key_words(s, n, &b);
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (uint64_t)n;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* Equal bytes, for n <= KEY_CACHE_MAX_LEN, without a call to memcmp. */
+MPK__INLINE int key_equal(const uint8_t *x, const uint8_t *y, Py_ssize_t n)
+{
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, x, 8); memcpy(&b, y, 8);
+        if (a != b) return 0;
+        memcpy(&a, x + n - 8, 8); memcpy(&b, y + n - 8, 8);
+        if (a != b) return 0;
+        if (n > 16) {
+            memcpy(&a, x + 8, 8); memcpy(&b, y + 8, 8);
+            if (a != b) return 0;
+        }
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (x[i] != y[i]) return 0;
+    return 1;
+}
+
+MPK__INLINE PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
 {
     uint32_t slot = key_hash(s, n) & (KEY_CACHE_SLOTS - 1);
     PyObject *k = key_cache[slot];
-    if (k && PyUnicode_GET_LENGTH(k) == n && memcmp(PyUnicode_1BYTE_DATA(k), s, (size_t)n) == 0) {
+    if (k && PyUnicode_GET_LENGTH(k) == n && key_equal(PyUnicode_1BYTE_DATA(k), s, n)) {
         Py_INCREF(k);
         return k;
     }
@@ -296,6 +337,8 @@ static PyObject *make_ext(mpkpy_decoder *d, const uint8_t *h, int8_t type, const
  * ==============================================================================================*/
 
 static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth);
+static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth);
+static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth);
 
 /* The elements of arrays and maps: the most frequent heads are decoded here, inline in the
  * container loops, and the rest goes to the full switch. */
@@ -314,12 +357,43 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
                 d->p = h + 1 + n;
                 return make_str(d, h, h + 1, n);
             }
-        } else if (b == 0xcb && LIKELY(d->end - h >= 9)) {
-            uint64_t bits = mpk__load64(h + 1);
-            double f;
-            memcpy(&f, &bits, 8);
-            d->p = h + 9;
-            return PyFloat_FromDouble(f);
+        } else if ((b & 0xe0) == 0x80) { /* fixmap 0x80..0x8f, fixarray 0x90..0x9f */
+            if ((b & 0xf0) == 0x90) {
+                if (check_len(d, h, 1, b & 0x0f, T_ARRAY, depth)) return NULL;
+                return decode_array(d, b & 0x0f, depth);
+            }
+            if (check_len(d, h, 1, b & 0x0f, T_MAP, depth)) return NULL;
+            return decode_map(d, b & 0x0f, depth);
+        } else {
+            Py_ssize_t left = d->end - h;
+            switch (b) {
+            case 0xc0: d->p = h + 1; Py_RETURN_NONE;
+            case 0xc2: d->p = h + 1; Py_RETURN_FALSE;
+            case 0xc3: d->p = h + 1; Py_RETURN_TRUE;
+            case 0xcb:
+                if (LIKELY(left >= 9)) {
+                    uint64_t bits = mpk__load64(h + 1);
+                    double f;
+                    memcpy(&f, &bits, 8);
+                    d->p = h + 9;
+                    return PyFloat_FromDouble(f);
+                }
+                break;
+            case 0xcd:
+                if (LIKELY(left >= 3)) {
+                    d->p = h + 3;
+                    return PyLong_FromLong(mpk__load16(h + 1));
+                }
+                break;
+            case 0xce:
+                if (LIKELY(left >= 5)) {
+                    d->p = h + 5;
+                    return PyLong_FromUnsignedLong(mpk__load32(h + 1));
+                }
+                break;
+            default:
+                break;
+            }
         }
     }
     return decode_value(d, depth);

@@ -54,6 +54,21 @@ static inline int writer_ok(encoder *e)
     return LIKELY(mpk_writer_error(&e->w) == MPK_OK) ? 0 : no_memory();
 }
 
+/* ADAPTER, to move into c/include/mpk/writer.h: str 8 inline. The core's mpk_write_str inlines only
+ * fixstr (<= 31 bytes) and sends longer strings through two out-of-line calls; str 8 strings (URLs,
+ * descriptions, tweet texts) are common enough in documents to matter. Writes the same bytes. */
+MPK__INLINE void write_str_fast(mpk_writer *w, const char *data, size_t n)
+{
+    if (n > 31 && n <= 255 && (size_t)(w->end - w->pos) >= n + 2) {
+        w->pos[0] = 0xd9;
+        w->pos[1] = (uint8_t)n;
+        memcpy(w->pos + 2, data, n);
+        w->pos += n + 2;
+        return;
+    }
+    mpk_write_str(w, data, n);
+}
+
 /* msgpack-python's raw header without the bin type: no str 8, as the old spec had none. */
 static void write_str_head(encoder *e, Py_ssize_t n)
 {
@@ -104,7 +119,7 @@ static inline int pack_str(encoder *e, PyObject *o)
         return -1;
     }
     if (LIKELY(e->o->use_bin_type))
-        mpk_write_str(&e->w, data, (size_t)n);
+        write_str_fast(&e->w, data, (size_t)n);
     else {
         write_str_head(e, n);
         mpk_write_bytes(&e->w, data, (size_t)n);
@@ -190,7 +205,7 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     PyTypeObject *t = Py_TYPE(o);
     if (t == &PyUnicode_Type) {
         if (LIKELY(e->errors == NULL && e->o->use_bin_type && PyUnicode_IS_COMPACT_ASCII(o))) {
-            mpk_write_str(&e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
+            write_str_fast(&e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
             *rc = 0;
         } else {
             *rc = pack_str(e, o);
