@@ -632,6 +632,8 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
     d->errors = d->o->unicode_errors ? PyUnicode_AsUTF8(d->o->unicode_errors) : NULL;
     if (d->o->unicode_errors && !d->errors) return NULL;
     if (d->errors && strcmp(d->errors, "strict") == 0) d->errors = NULL;
+    /* Nesting is bounded by max_depth and by the input length; small inputs skip the guard */
+    if (d->end - d->p <= 256) return decode_value(d, 0);
     if (Py_EnterRecursiveCall(" while unpacking")) return NULL;
     PyObject *r = decode_value(d, 0);
     Py_LeaveRecursiveCall();

@@ -31,7 +31,7 @@ typedef struct encoder_options {
 } encoder_options;
 
 typedef struct encoder {
-    mpk_writer w;
+    mpk_writer *w;
     const encoder_options *o;
     const char *errors;
 } encoder;
@@ -51,7 +51,7 @@ static MPK__NOINLINE int no_memory(void)
 /* After a run of writes: the writer's only possible failure in growable mode is memory. */
 static inline int writer_ok(encoder *e)
 {
-    return LIKELY(mpk_writer_error(&e->w) == MPK_OK) ? 0 : no_memory();
+    return LIKELY(mpk_writer_error(e->w) == MPK_OK) ? 0 : no_memory();
 }
 
 /* ADAPTER, to move into c/include/mpk/writer.h: str 8 inline. The core's mpk_write_str inlines only
@@ -73,11 +73,11 @@ MPK__INLINE void write_str_fast(mpk_writer *w, const char *data, size_t n)
 static void write_str_head(encoder *e, Py_ssize_t n)
 {
     if (e->o->use_bin_type || n <= 31 || n > 0xffff) {
-        mpk_write_str_head(&e->w, (uint32_t)n);
+        mpk_write_str_head(e->w, (uint32_t)n);
         return;
     }
     uint8_t head[3] = {0xda, (uint8_t)(n >> 8), (uint8_t)n};
-    mpk_write_bytes(&e->w, head, 3);
+    mpk_write_bytes(e->w, head, 3);
 }
 
 static int pack_bytes_body(encoder *e, const char *data, Py_ssize_t n, const char *what)
@@ -87,10 +87,10 @@ static int pack_bytes_body(encoder *e, const char *data, Py_ssize_t n, const cha
         return -1;
     }
     if (e->o->use_bin_type)
-        mpk_write_bin_head(&e->w, (uint32_t)n);
+        mpk_write_bin_head(e->w, (uint32_t)n);
     else
         write_str_head(e, n);
-    mpk_write_bytes(&e->w, data, (size_t)n);
+    mpk_write_bytes(e->w, data, (size_t)n);
     return writer_ok(e);
 }
 
@@ -119,10 +119,10 @@ static inline int pack_str(encoder *e, PyObject *o)
         return -1;
     }
     if (LIKELY(e->o->use_bin_type))
-        write_str_fast(&e->w, data, (size_t)n);
+        write_str_fast(e->w, data, (size_t)n);
     else {
         write_str_head(e, n);
-        mpk_write_bytes(&e->w, data, (size_t)n);
+        mpk_write_bytes(e->w, data, (size_t)n);
     }
     Py_XDECREF(encoded);
     return 0; /* the writer's error is sticky: checked once at the end (writer_ok) */
@@ -157,14 +157,14 @@ static inline int pack_long(encoder *e, PyObject *o)
 {
     long long small;
     if (LIKELY(small_long(o, &small))) {
-        mpk_write_int(&e->w, small);
+        mpk_write_int(e->w, small);
         return 1;
     }
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (LIKELY(!overflow)) {
         if (UNLIKELY(v == -1 && PyErr_Occurred())) return -1;
-        mpk_write_int(&e->w, v);
+        mpk_write_int(e->w, v);
         return 1;
     }
     if (overflow > 0) {
@@ -174,7 +174,7 @@ static inline int pack_long(encoder *e, PyObject *o)
             PyErr_Clear();
             return 0;
         }
-        mpk_write_uint(&e->w, u);
+        mpk_write_uint(e->w, u);
         return 1;
     }
     return 0;
@@ -186,9 +186,9 @@ static inline int pack_float(encoder *e, double v)
         /* PyFloat_Pack4 raises OverflowError for finite values beyond float 32, as msgpack does */
         uint8_t out[5] = {0xca};
         if (PyFloat_Pack4(v, (char *)out + 1, 0) < 0) return -1;
-        mpk_write_bytes(&e->w, out, 5);
+        mpk_write_bytes(e->w, out, 5);
     } else
-        mpk_write_float64(&e->w, v);
+        mpk_write_float64(e->w, v);
     return 0;
 }
 
@@ -205,7 +205,7 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     PyTypeObject *t = Py_TYPE(o);
     if (t == &PyUnicode_Type) {
         if (LIKELY(e->errors == NULL && e->o->use_bin_type && PyUnicode_IS_COMPACT_ASCII(o))) {
-            write_str_fast(&e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
+            write_str_fast(e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
             *rc = 0;
         } else {
             *rc = pack_str(e, o);
@@ -215,7 +215,7 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     if (t == &PyLong_Type) {
         long long v;
         if (LIKELY(small_long(o, &v))) {
-            mpk_write_int(&e->w, v);
+            mpk_write_int(e->w, v);
             *rc = 0;
             return 1;
         }
@@ -234,7 +234,7 @@ static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n,
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
     }
-    mpk_write_array(&e->w, (uint32_t)n);
+    mpk_write_array(e->w, (uint32_t)n);
     for (Py_ssize_t i = 0; i < n; i++)
         if (UNLIKELY(pack_obj(e, items[i], depth + 1) < 0)) return -1;
     return 0;
@@ -247,7 +247,7 @@ static int pack_list(encoder *e, PyObject *o, int depth)
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
     }
-    mpk_write_array(&e->w, (uint32_t)n);
+    mpk_write_array(e->w, (uint32_t)n);
     for (Py_ssize_t i = 0; i < n; i++) {
         /* a default hook may shrink the list while we walk it */
         if (UNLIKELY(i >= PyList_GET_SIZE(o))) {
@@ -284,7 +284,7 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
         PyErr_SetString(PyExc_ValueError, "dict is too large");
         return -1;
     }
-    mpk_write_map(&e->w, (uint32_t)n);
+    mpk_write_map(e->w, (uint32_t)n);
     Py_ssize_t pos = 0, seen = 0;
     PyObject *k, *v;
     while (PyDict_Next(o, &pos, &k, &v)) {
@@ -328,7 +328,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
         PyErr_SetString(PyExc_ValueError, "dict is too large");
         return -1;
     }
-    mpk_write_map(&e->w, (uint32_t)n);
+    mpk_write_map(e->w, (uint32_t)n);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pair = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "pair must be (key, value)");
         if (!pair) goto fail;
@@ -366,7 +366,7 @@ static int pack_ext(encoder *e, PyObject *code_obj, PyObject *data)
         PyErr_SetString(PyExc_ValueError, "EXT data is too large");
         return -1;
     }
-    mpk_write_ext(&e->w, (int8_t)code, PyBytes_AS_STRING(data), (size_t)n);
+    mpk_write_ext(e->w, (int8_t)code, PyBytes_AS_STRING(data), (size_t)n);
     return writer_ok(e);
 }
 
@@ -385,7 +385,7 @@ static int pack_timestamp_parts(encoder *e, PyObject *sec_obj, PyObject *nsec_ob
         PyErr_SetString(PyExc_ValueError, "timestamp nanoseconds out of range");
         return -1;
     }
-    mpk_write_timestamp(&e->w, sec, (uint32_t)nsec);
+    mpk_write_timestamp(e->w, sec, (uint32_t)nsec);
     return writer_ok(e);
 }
 
@@ -414,7 +414,7 @@ static int pack_datetime(encoder *e, PyObject *dt)
                     PyDateTime_DELTA_GET_SECONDS(delta);
     uint32_t nsec = (uint32_t)PyDateTime_DELTA_GET_MICROSECONDS(delta) * 1000u;
     Py_DECREF(delta);
-    mpk_write_timestamp(&e->w, sec, nsec);
+    mpk_write_timestamp(e->w, sec, nsec);
     return writer_ok(e);
 }
 
@@ -435,12 +435,12 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
     for (;;) {
         PyTypeObject *t = Py_TYPE(o);
         if (o == Py_None) {
-            mpk_write_nil(&e->w);
+            mpk_write_nil(e->w);
             rc = writer_ok(e);
             break;
         }
         if (t == &PyBool_Type) {
-            mpk_write_bool(&e->w, o == Py_True);
+            mpk_write_bool(e->w, o == Py_True);
             rc = writer_ok(e);
             break;
         }
@@ -642,12 +642,11 @@ static int encoder_start(encoder *e, const encoder_options *o)
     return 0;
 }
 
-/* Runs pack_obj under the interpreter's recursion guard (a default hook may recurse). */
+/* Packs one object. The C recursion is bounded by PACK_NEST_LIMIT, so no interpreter recursion
+ * guard is needed; a default hook that recurses in Python meets Python's own. */
 static int encode_top(encoder *e, PyObject *obj)
 {
-    if (Py_EnterRecursiveCall(" while packing")) return -1;
     int rc = pack_obj(e, obj, 0);
-    Py_LeaveRecursiveCall();
     return rc < 0 ? -1 : writer_ok(e);
 }
 
@@ -665,31 +664,34 @@ static int shared_writer_ready, shared_writer_busy;
 static PyObject *packb_with(PyObject *obj, const encoder_options *opt)
 {
     encoder e;
+    mpk_writer own;
     int shared = !shared_writer_busy;
     if (shared) {
-        if (!shared_writer_ready) {
+        if (UNLIKELY(!shared_writer_ready)) {
             mpk_writer_init_growable(&shared_writer, 4096);
             shared_writer_ready = 1;
         }
         shared_writer_busy = 1;
-        e.w = shared_writer;
+        e.w = &shared_writer;
     } else {
-        mpk_writer_init_growable(&e.w, 256);
+        mpk_writer_init_growable(&own, 256);
+        e.w = &own;
     }
     PyObject *result = NULL;
-    if (encoder_start(&e, opt) == 0 && encode_top(&e, obj) == 0 && writer_ok(&e) == 0)
-        result = PyBytes_FromStringAndSize((const char *)mpk_writer_data(&e.w), (Py_ssize_t)mpk_writer_size(&e.w));
+    if (encoder_start(&e, opt) == 0 && encode_top(&e, obj) == 0)
+        result = PyBytes_FromStringAndSize((const char *)mpk_writer_data(e.w), (Py_ssize_t)mpk_writer_size(e.w));
     if (shared) {
-        if ((size_t)(e.w.cap_end - e.w.buf) > SHARED_WRITER_KEEP) {
-            mpk_writer_destroy(&e.w);
-            mpk_writer_init_growable(&e.w, 4096);
+        if (UNLIKELY((size_t)(shared_writer.cap_end - shared_writer.buf) > SHARED_WRITER_KEEP)) {
+            mpk_writer_destroy(&shared_writer);
+            mpk_writer_init_growable(&shared_writer, 4096);
         } else {
-            mpk_writer_reset(&e.w);
+            /* what mpk_writer_reset does for a growable writer, without the call */
+            if (UNLIKELY(mpk_writer_error(&shared_writer) != MPK_OK)) mpk_writer_reset(&shared_writer);
+            shared_writer.pos = shared_writer.buf;
         }
-        shared_writer = e.w;
         shared_writer_busy = 0;
     } else {
-        mpk_writer_destroy(&e.w);
+        mpk_writer_destroy(&own);
     }
     return result;
 }
@@ -806,10 +808,9 @@ static PyObject *Packer_pack(Packer *self, PyObject *obj)
 {
     if (check_not_exported(self) < 0) return NULL;
     encoder e;
-    e.w = self->w;
+    e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = encode_top(&e, obj);
-    self->w = e.w;
     return finish_write(self, rc);
 }
 
@@ -854,10 +855,9 @@ static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
 {
     if (check_not_exported(self) < 0) return NULL;
     encoder e;
-    e.w = self->w;
+    e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
-    self->w = e.w;
     return finish_write(self, rc);
 }
 
@@ -877,11 +877,10 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
     }
     if (check_not_exported(self) < 0) return NULL;
     encoder e;
-    e.w = self->w;
+    e.w = &self->w;
     e.o = &self->opt;
     e.errors = NULL;
     int rc = pack_ext(&e, args[0], args[1]);
-    self->w = e.w;
     return finish_write(self, rc);
 }
 
