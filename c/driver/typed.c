@@ -91,7 +91,10 @@ static int encode_plain(const mpk_node *n, mpk_writer *w) {
 
 int typed_encode(const mpk_node *tv, mpk_writer *w) {
     if (tv->type != MPK_MAP || tv->len != 1) return 0;
-    const mpk_node *k = tv + 1, *v = mpk_node_next(k);
+    return typed_encode_kv(tv + 1, mpk_node_next(tv + 1), w);
+}
+
+int typed_encode_kv(const mpk_node *k, const mpk_node *v, mpk_writer *w) {
     int neg;
     uint64_t mag;
     double f;
@@ -354,7 +357,10 @@ static int plain_match(const mpk_node *json, const mpk_node *v) {
 
 int typed_match(const mpk_node *tv, const mpk_node *value) {
     if (tv->type != MPK_MAP || tv->len != 1) return 0;
-    const mpk_node *k = tv + 1, *v = mpk_node_next(k);
+    return typed_match_kv(tv + 1, mpk_node_next(tv + 1), value);
+}
+
+int typed_match_kv(const mpk_node *k, const mpk_node *v, const mpk_node *value) {
     if (key_is(k, "number")) return number_match(v, value);
     if (key_is(k, "array") || key_is(k, "map")) return plain_match(v, value);
     if (key_is(k, "typed_array")) {
@@ -377,19 +383,20 @@ int typed_match(const mpk_node *tv, const mpk_node *value) {
         }
         return 1;
     }
-    /* a scalar: encode it and compare node by node */
-    mpk_writer w;
-    mpk_doc d;
-    int ok = 0;
-    mpk_writer_init_growable(&w, 64);
-    mpk_doc_init(&d);
-    if (typed_encode(tv, &w) && mpk_writer_error(&w) == MPK_OK) {
-        const mpk_node *want = mpk_doc_parse(&d, mpk_writer_data(&w), mpk_writer_size(&w));
-        ok = want && mpk_node_equal(want, value);
+    /* a scalar: encode it and compare node by node (no recursion from here, so one scratch
+     * writer and doc serve every call) */
+    static mpk_writer w;
+    static mpk_doc d;
+    static int ready;
+    if (!ready) {
+        mpk_writer_init_growable(&w, 64);
+        mpk_doc_init(&d);
+        ready = 1;
     }
-    mpk_doc_destroy(&d);
-    mpk_writer_destroy(&w);
-    return ok;
+    mpk_writer_reset(&w);
+    if (!typed_encode_kv(k, v, &w) || mpk_writer_error(&w) != MPK_OK) return 0;
+    const mpk_node *want = mpk_doc_parse(&d, mpk_writer_data(&w), mpk_writer_size(&w));
+    return want && mpk_node_equal(want, value);
 }
 
 /* ================================================================================================

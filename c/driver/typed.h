@@ -10,12 +10,17 @@
  *  not a typed value this notation allows. */
 int typed_encode(const mpk_node *tv, mpk_writer *w);
 
+/** The same, with the type key and its member given apart (as in a corpus case). */
+int typed_encode_kv(const mpk_node *key, const mpk_node *member, mpk_writer *w);
+
 /** Writes `value` (a node of a MessagePack doc) as a canonical typed value, JSON text, to `out`. */
 void typed_emit(const mpk_node *value, mpk_writer *out);
 
 /** 1 when the decoded `value` is the value the typed value `tv` describes (loose `number` and plain
  *  JSON members compare by numeric value; NaNs equal; string and string_hex by bytes). */
 int typed_match(const mpk_node *tv, const mpk_node *value);
+
+int typed_match_kv(const mpk_node *key, const mpk_node *member, const mpk_node *value);
 
 /** Answers one request line into `out` (no newline). `request` and `decoded` are scratch docs,
  *  `packed` a scratch growable writer. */

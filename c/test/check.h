@@ -4,18 +4,14 @@
 #ifndef MPK_TEST_CHECK_H
 #define MPK_TEST_CHECK_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static unsigned long check_passed, check_failed;
 
 #define CHECK(cond) check_one(!!(cond), #cond, __FILE__, __LINE__, NULL)
-#define CHECK_MSG(cond, ...)                                                                       \
-    do {                                                                                           \
-        char check_msg_[512];                                                                      \
-        snprintf(check_msg_, sizeof check_msg_, __VA_ARGS__);                                      \
-        check_one(!!(cond), #cond, __FILE__, __LINE__, check_msg_);                                \
-    } while (0)
+#define CHECK_MSG(cond, ...) check_msg(!!(cond), #cond, __FILE__, __LINE__, __VA_ARGS__)
 
 static int check_one(int ok, const char *what, const char *file, int line, const char *msg) {
     if (ok) {
@@ -26,6 +22,17 @@ static int check_one(int ok, const char *what, const char *file, int line, const
     if (check_failed <= 50)
         fprintf(stderr, "%s:%d: FAILED: %s%s%s\n", file, line, what, msg ? " — " : "", msg ? msg : "");
     return 0;
+}
+
+/* The message is only formatted when the check fails. */
+static int check_msg(int ok, const char *what, const char *file, int line, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    if (ok) return check_one(1, what, file, line, NULL);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return check_one(0, what, file, line, msg);
 }
 
 static int check_report(const char *name) {

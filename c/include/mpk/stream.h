@@ -18,26 +18,37 @@
 extern "C" {
 #endif
 
+/* Private: one open container (its parent's owed values, where its head is, and the input length
+ * a one-shot decoder would require for its declared count). */
+typedef struct mpk__stream_frame {
+    uint64_t saved;
+    uint64_t head_at;
+    uint64_t need_end;
+} mpk__stream_frame;
+
 typedef struct mpk_stream {
     /* the chunk being scanned */
     const uint8_t *chunk;
     size_t chunk_len, chunk_pos;
-    /* the value in progress, once it has crossed a chunk boundary */
+    uint64_t consumed;       /* stream offset of chunk[0] */
+    /* the value in progress */
+    int in_value;
+    size_t value_start;      /* its first byte in the chunk, while not buffering */
+    uint64_t value_base;     /* stream offset of its first byte */
+    int buffering;           /* it crossed a chunk boundary and lives in buf */
+    int release;             /* buf was handed out: empty it on the next call */
     uint8_t *buf;
     size_t buf_len, buf_cap;
-    int buffering;          /* the value in progress lives in buf */
-    size_t value_start;     /* where the value in progress starts in the chunk (not buffering) */
-    /* scanner state */
-    uint64_t remaining;     /* values owed by the innermost container */
-    uint64_t *stack;        /* saved `remaining` of outer containers */
+    size_t head_off;         /* buffering: where the current head starts in buf */
+    uint64_t payload_left;   /* buffering: str/bin/ext payload bytes still to come */
+    size_t payload_at;       /* buffering: where that payload starts in buf */
+    uint64_t payload_len;
+    int check;               /* content check owed when the payload completes */
+    uint64_t check_head;     /* stream offset of that payload's head */
+    /* containers */
+    uint64_t remaining;      /* values owed at the current level (the top level owes one) */
+    mpk__stream_frame *stack;
     uint32_t depth, stack_cap;
-    uint64_t payload_left;  /* bytes of str/bin/ext payload still to come */
-    size_t payload_at;      /* where that payload starts, in buf (for the content check) */
-    int check;              /* content check owed when the payload completes */
-    uint32_t check_len;
-    size_t head_at;         /* offset in the stream of the head being checked */
-    uint64_t consumed;      /* bytes of the stream before the current chunk */
-    size_t value_base;      /* stream offset of the value in progress */
     mpk_limits limits;
     unsigned flags;
     mpk_error error;
@@ -56,7 +67,7 @@ void mpk_stream_destroy(mpk_stream *s);
  *  has returned 0 for it; feeding before that is MPK_ERR_INVALID_ARGUMENT. */
 void mpk_stream_feed(mpk_stream *s, const void *data, size_t len);
 
-/** Takes the next complete top-level value: returns 1 and sets *value/*len (valid until the next
+/** Takes the next complete top-level value: returns 1 and sets *value and *len (valid until the next
  *  call on the stream, and while the chunk is), 0 when the fed bytes are used up (feed more), -1 on
  *  error (see mpk_stream_error()). */
 int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
