@@ -255,6 +255,8 @@ MPK__INLINE PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
  * Ext and timestamp
  * ==============================================================================================*/
 
+static PyObject *timestamp_object(mpkpy_decoder *d, int64_t sec, uint32_t nsec);
+
 static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     int64_t sec;
@@ -277,6 +279,11 @@ static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_
     if (nsec > 999999999u)
         return mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
                            "timestamp nanoseconds greater than 999999999");
+    return timestamp_object(d, sec, nsec);
+}
+
+static PyObject *timestamp_object(mpkpy_decoder *d, int64_t sec, uint32_t nsec)
+{
     switch (d->o->timestamp) {
     case 1:
         return PyFloat_FromDouble((double)sec + (double)nsec / 1e9);
@@ -805,4 +812,131 @@ int mpkpy_decoder_init_module(void)
 {
     PyDateTime_IMPORT;
     return PyDateTimeAPI ? 0 : -1;
+}
+
+/* ================================================================================================
+ * The same decoding on the C core's pull reader (mpk_reader, c/include/mpk/reader.h): the reader
+ * does every check of the spec in its order; this side only builds objects. Kept beside the switch
+ * above so that the two can be measured against each other (bench: _unpackb_core).
+ * ==============================================================================================*/
+
+#include "mpk/reader.h"
+
+static PyObject *core_value(mpkpy_decoder *d, mpk_reader *r);
+
+static MPK__NOINLINE PyObject *core_error(mpkpy_decoder *d, mpk_reader *r)
+{
+    mpk_error e = mpk_reader_error(r);
+    const uint8_t *h = d->start + e.offset;
+    if (e.kind == MPK_ERR_LENGTH_LIMIT || e.kind == MPK_ERR_TRUNCATED) {
+        /* the switch decoder words these errors as msgpack-python does; re-read the head with it */
+        d->p = h;
+        PyObject *again = decode_value(d, 0);
+        if (!again) return NULL;
+        Py_DECREF(again);
+    }
+    if (e.kind == MPK_ERR_TRUNCATED) return truncated(d, h, (Py_ssize_t)e.offset + 1);
+    if (e.kind == MPK_ERR_DEPTH_LIMIT) return too_deep(d, h);
+    if (e.kind == MPK_ERR_INVALID_BYTE) return bad_byte(d, h);
+    return mpkpy_raise(e.kind, OFF(d, h), mpk_error_name(e.kind));
+}
+
+static PyObject *core_build(mpkpy_decoder *d, mpk_reader *r, const mpk_tag *t, const uint8_t *h)
+{
+    switch (t->type) {
+    case MPK_NIL: Py_RETURN_NONE;
+    case MPK_BOOL: return PyBool_FromLong(t->v.b);
+    case MPK_UINT: return PyLong_FromUnsignedLongLong(t->v.u);
+    case MPK_INT: return PyLong_FromLongLong(t->v.i);
+    case MPK_FLOAT32:
+        if (UNLIKELY(d->o->float32_type != NULL))
+            return PyObject_CallFunction(d->o->float32_type, "d", (double)t->v.f32);
+        return PyFloat_FromDouble((double)t->v.f32);
+    case MPK_FLOAT64: return PyFloat_FromDouble(t->v.f64);
+    case MPK_STR: return make_str(d, h, t->data, t->len);
+    case MPK_BIN: return PyBytes_FromStringAndSize((const char *)t->data, t->len);
+    case MPK_EXT: return make_ext(d, h, t->ext_type, t->data, t->len);
+    case MPK_TIMESTAMP: return timestamp_object(d, t->v.ts.sec, t->v.ts.nsec);
+    case MPK_ARRAY: {
+        Py_ssize_t n = t->len;
+        PyObject *seq = d->o->use_list ? PyList_New(n) : PyTuple_New(n);
+        if (!seq) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = core_value(d, r);
+            if (!item) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            if (d->o->use_list) PyList_SET_ITEM(seq, i, item);
+            else PyTuple_SET_ITEM(seq, i, item);
+        }
+        if (d->o->list_hook) {
+            PyObject *res = PyObject_CallOneArg(d->o->list_hook, seq);
+            Py_DECREF(seq);
+            return res;
+        }
+        return seq;
+    }
+    case MPK_MAP: {
+        Py_ssize_t n = t->len;
+        PyObject *dict = _PyDict_NewPresized(n);
+        if (!dict) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const uint8_t *kh = r->pos;
+            mpk_tag kt;
+            PyObject *k;
+            if (!mpk_reader_next(r, &kt)) {
+                Py_DECREF(dict);
+                return core_error(d, r);
+            }
+            if (kt.type == MPK_STR && !d->o->raw && kt.len <= KEY_CACHE_MAX_LEN && is_ascii(kt.data, kt.len)) {
+                k = cached_key(kt.data, kt.len);
+            } else {
+                k = core_build(d, r, &kt, kh);
+                if (k && d->o->strict_map_key && !PyUnicode_CheckExact(k) && !PyBytes_CheckExact(k)) {
+                    PyErr_Format(PyExc_ValueError, "%.100s is not allowed for map key when strict_map_key=True",
+                                 Py_TYPE(k)->tp_name);
+                    Py_CLEAR(k);
+                }
+            }
+            PyObject *v = k ? core_value(d, r) : NULL;
+            if (!v || PyDict_SetItem(dict, k, v) < 0) {
+                Py_XDECREF(k);
+                Py_XDECREF(v);
+                Py_DECREF(dict);
+                return NULL;
+            }
+            Py_DECREF(k);
+            Py_DECREF(v);
+        }
+        if (d->o->object_hook) {
+            PyObject *res = PyObject_CallOneArg(d->o->object_hook, dict);
+            Py_DECREF(dict);
+            return res;
+        }
+        return dict;
+    }
+    }
+    PyErr_SetString(PyExc_SystemError, "mpk: unknown tag type");
+    return NULL;
+}
+
+static PyObject *core_value(mpkpy_decoder *d, mpk_reader *r)
+{
+    const uint8_t *h = r->pos;
+    mpk_tag t;
+    if (UNLIKELY(!mpk_reader_next(r, &t))) return core_error(d, r);
+    return core_build(d, r, &t, h);
+}
+
+/* unpackb's one-shot decode on the core reader (no hooks but list/object hooks; for measuring). */
+PyObject *mpkpy_decode_core(mpkpy_decoder *d)
+{
+    d->errors = NULL;
+    mpk_reader r;
+    mpk_reader_init(&r, d->start, (size_t)(d->end - d->start));
+    PyObject *v = core_value(d, &r);
+    if (v) d->p = r.pos;
+    mpk_reader_destroy(&r);
+    return v;
 }

@@ -30,6 +30,8 @@ void mpkpy_unpack_options_clear(mpkpy_unpack_options *o);
 /* Checks hooks for callability and the timestamp mode; raises TypeError/ValueError. */
 int mpkpy_unpack_options_check(mpkpy_unpack_options *o);
 
+/* The same on the C core's mpk_reader (for measuring against the switch decoder). */
+PyObject *mpkpy_decode_core(mpkpy_decoder *d);
 /* Decodes one value at d->p, advancing it. NULL with an exception on error. */
 PyObject *mpkpy_decode(mpkpy_decoder *d);
 /* The state of a walk over a value that may not be all there yet (see mpkpy_skip). */

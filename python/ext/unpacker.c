@@ -132,6 +132,26 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return result;
 }
 
+/* _unpackb_core(packed): unpackb with default options on the C core's pull reader, for the
+ * benchmark that compares it with the switch decoder. */
+PyObject *mpkpy_unpackb_core(PyObject *self, PyObject *packed)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(packed, &view, PyBUF_SIMPLE) < 0) return NULL;
+    mpkpy_decoder d;
+    d.start = d.p = (const uint8_t *)view.buf;
+    d.end = d.start + view.len;
+    d.base = 0;
+    d.o = &unpackb_defaults;
+    PyObject *value = mpkpy_decode_core(&d);
+    if (value && d.p != d.end) {
+        mpkpy_raise_extra(value, (const char *)d.p, d.end - d.p, d.p - d.start);
+        Py_CLEAR(value);
+    }
+    PyBuffer_Release(&view);
+    return value;
+}
+
 /* ================================================================================================
  * Unpacker
  * ==============================================================================================*/
