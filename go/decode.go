@@ -25,7 +25,8 @@ import (
 // or Ext.
 //
 // A value that does not fit its Go type is skipped and reported as an *UnmarshalTypeError after
-// the rest has been decoded, unless a *DecodeError comes first. The destination is filled as
+// the rest has been decoded, unless a *DecodeError comes first; errors returned by an Unmarshaler
+// or by an ext's unmarshal function (RegisterExt) are reported the same way. The destination is filled as
 // decoding goes, so after an error it may be partly written: decode into a fresh value when that
 // matters.
 //
@@ -131,6 +132,14 @@ func (d *decodeState) finish() error {
 		return d.fail(TrailingBytes, d.off)
 	}
 	return d.saved
+}
+
+// save keeps err, the first error that does not stop decoding (a type mismatch, or an error from
+// an Unmarshaler or an ext decoder): a later malformed byte is still reported first.
+func (d *decodeState) save(err error) {
+	if d.saved == nil {
+		d.saved = err
+	}
 }
 
 // mismatch records that the value at h does not fit type t, and skips it.
@@ -287,7 +296,10 @@ func unmarshalerDecoder(d *decodeState, v reflect.Value) error {
 	if v.Kind() == reflect.Pointer && v.IsNil() {
 		v.Set(reflect.New(v.Type().Elem()))
 	}
-	return v.Addr().Interface().(Unmarshaler).UnmarshalMsgpack(d.data[h:d.off])
+	if err := v.Addr().Interface().(Unmarshaler).UnmarshalMsgpack(d.data[h:d.off]); err != nil {
+		d.save(err)
+	}
+	return nil
 }
 
 func extCodecDecoder(c *extCodec) decoderFunc {
@@ -308,7 +320,8 @@ func extCodecDecoder(c *extCodec) decoderFunc {
 		d.off += int(t.n)
 		x, err := c.decode(payload)
 		if err != nil {
-			return err
+			d.save(err)
+			return nil
 		}
 		v.Set(x)
 		return nil

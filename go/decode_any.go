@@ -85,7 +85,8 @@ func (d *decodeState) decodeExtAny(t tok, h int) (any, error) {
 		d.off += int(t.n)
 		x, err := c.decode(payload)
 		if err != nil {
-			return nil, err
+			d.save(err)
+			return nil, nil
 		}
 		return x.Interface(), nil
 	}

@@ -193,3 +193,38 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 		}
 	}
 }
+
+// FuzzGeneratedUnmarshal feeds any bytes to the generated UnmarshalMsg and to Unmarshal: a
+// malformed input gets the same kind at the same offset from both, and a valid one the same
+// value.
+func FuzzGeneratedUnmarshal(f *testing.F) {
+	p := Product{Id: 191919191919, Name: "n", Description: "d", Price: 18900, Colors: []string{"red"}}
+	b, _ := p.MarshalMsg(nil)
+	f.Add(b)
+	f.Add([]byte{0x80})
+	f.Add([]byte{0x85, 0xa2, 'I', 'd', 0xc1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var viaGen, viaReflect Product
+		rest, genErr := viaGen.UnmarshalMsg(data)
+		if genErr == nil && len(rest) != 0 {
+			return // a value followed by more bytes: Unmarshal reports trailing bytes instead
+		}
+		refErr := mpk.Unmarshal(data, &viaReflect)
+		var g, r *mpk.DecodeError
+		if errors.As(genErr, &g) != errors.As(refErr, &r) {
+			// The generated code reads a struct only from a map, and reads nil only into
+			// pointers, slices and maps: those inputs may be type errors on one side only.
+			var te *mpk.UnmarshalTypeError
+			if errors.As(genErr, &te) || errors.As(refErr, &te) {
+				return
+			}
+			t.Fatalf("generated: %v, reflection: %v", genErr, refErr)
+		}
+		if g != nil && *g != *r {
+			t.Fatalf("generated: %v, reflection: %v", genErr, refErr)
+		}
+		if genErr == nil && refErr == nil && !reflect.DeepEqual(viaGen, viaReflect) {
+			t.Fatalf("generated %+v, reflection %+v", viaGen, viaReflect)
+		}
+	})
+}
