@@ -2,6 +2,7 @@
 # toolchain; the benchmark module go/bench fetches its peers from the Go module proxy.
 SUITES  += go go-fuzz
 DRIVERS += go
+BENCHES += go
 GO ?= go
 
 .PHONY: test-go test-go-fuzz driver-go bench-go

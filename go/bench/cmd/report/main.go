@@ -99,17 +99,29 @@ func median(xs []float64) float64 {
 func print(rows []row, samples []sample, rounds int, benchtime string) {
 	fmt.Printf("Medians of %d interleaved rounds (%s per side per round), %s, %s/%s, GOMAXPROCS %d.\n",
 		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
-	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster); for\n")
-	fmt.Printf("mpkgen and msgp the ratio is also given against each other.\n")
+	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster).\n")
 	med := map[string]float64{}
 	for i, rw := range rows {
 		med[rw.cas+"|"+rw.op+"|"+rw.side] = median(samples[i].ns)
 	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	opRank := map[string]int{"marshal": 0, "unmarshal": 1}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := rows[order[a]], rows[order[b]]
+		if ra.cas != rb.cas {
+			return false // cases keep their order: rows of one case are contiguous
+		}
+		return opRank[ra.op] < opRank[rb.op]
+	})
 	last := ""
-	for i, rw := range rows {
+	for _, i := range order {
+		rw := rows[i]
 		key := rw.cas + " " + rw.op
 		if key != last {
-			fmt.Printf("\n#### %s, %s (input %d bytes for mpk)\n\n", rw.cas, rw.op, sizeOf(rows, rw.cas))
+			fmt.Printf("\n#### %s, %s (mpk's encoding: %d bytes)\n\n", rw.cas, rw.op, sizeOf(rows, rw.cas))
 			fmt.Printf("| side | ns/op | MB/s | B/op | allocs/op | ratio vs mpk |\n|---|---:|---:|---:|---:|---:|\n")
 			last = key
 		}
