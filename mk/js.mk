@@ -22,3 +22,14 @@ driver-js: js-build
 	@mkdir -p spec/drivers
 	@printf '#!/bin/sh\n# made by make driver-js\nexec node "$$(dirname "$$0")/../../js/build/test/driver/main.js"\n' > spec/drivers/js
 	@chmod +x spec/drivers/js
+
+# The benchmark (not a test): its peers live in js/bench/package.json, apart from the package.
+BENCHES += js
+JS_BENCH_STAMP := js/bench/node_modules/.mpk-npm-ci
+$(JS_BENCH_STAMP): js/bench/package.json js/bench/package-lock.json
+	@cd js/bench && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: bench-js
+bench-js: js-build $(JS_BENCH_STAMP)
+	@node js/bench/run.mjs

@@ -29,10 +29,21 @@ export function lookupKey(buf: Uint8Array, start: number, n: number): string | u
     while (i < n && bytes[base + i] === buf[start + i]) i++;
     if (i === n) return cached;
   }
-  const key = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
+  const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
   if (lastUtf8Invalid) return undefined;
+  const key = internalize(decoded);
   keys[slot] = key;
   lengths[slot] = n;
   bytes.set(buf.subarray(start, start + n), slot * KEY_MAX_BYTES);
   return key;
+}
+
+/**
+ * The engine's own (internalized) copy of s: a property name taken back from an object. Objects
+ * built with it then store properties without hashing or looking the string up each time.
+ */
+function internalize(s: string): string {
+  const holder: Record<string, number> = {};
+  holder[s] = 0;
+  return Object.keys(holder)[0] ?? s;
 }

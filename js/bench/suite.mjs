@@ -1,0 +1,105 @@
+// The benchmark itself, the same in Node and in the browser page: every library is a record
+// (label, encode, decode), timed in one process, interleaved round by round; the medians of the
+// rounds are reported, with the ratio against the peers. A library whose result does not equal
+// the data is reported as failing its check and gets no number.
+
+let sink;
+
+function now() {
+  return performance.now();
+}
+
+/** ns per call of fn, timing n calls */
+function time(fn, n) {
+  const t0 = now();
+  for (let i = 0; i < n; i++) sink = fn();
+  return ((now() - t0) * 1e6) / n;
+}
+
+function calibrate(fn, targetMs) {
+  let n = 1;
+  for (;;) {
+    const t0 = now();
+    for (let i = 0; i < n; i++) sink = fn();
+    const ms = now() - t0;
+    if (ms >= targetMs / 4 || n >= 1 << 24) return Math.max(1, Math.round((n * targetMs) / Math.max(ms, 1e-3)));
+    n *= 4;
+  }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** contenders: [label, fn]; returns label -> median ns per call */
+function measure(contenders, rounds, targetMs) {
+  const counts = contenders.map(([, fn]) => calibrate(fn, targetMs));
+  const samples = contenders.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    // rotate the order each round so that no library always runs right after the same one
+    for (let k = 0; k < contenders.length; k++) {
+      const i = (k + r) % contenders.length;
+      samples[i].push(time(contenders[i][1], counts[i]));
+    }
+  }
+  return Object.fromEntries(contenders.map(([label], i) => [label, median(samples[i])]));
+}
+
+export function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a === "number" && typeof b === "number") return Number.isNaN(a) && Number.isNaN(b);
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqual(a[k], b[k])) return false;
+  return true;
+}
+
+/**
+ * datasets: [name, jsonText]; codecs: [{label, encode?, decode?}] where decode takes the mpk bytes;
+ * json: {encode(value) -> bytes, decode(bytes) -> value} is the JSON baseline ("JSON") and
+ * JSON.parse of a ready string is added as "JSON.parse(string)".
+ * Returns rows: {dataset, msgpackBytes, jsonBytes, decode: {label: ns|null}, encode: {label: ns|null}}
+ */
+export function runSuite({ datasets, codecs, json, rounds = 7, targetMs = 40, encodeToo = true, log = () => {} }) {
+  const rows = [];
+  for (const [name, text] of datasets) {
+    const value = JSON.parse(text);
+    const minified = JSON.stringify(value);
+    const jsonBytes = json.encode(value);
+    const mpk = codecs[0];
+    const bytes = mpk.encode(value).slice();
+    const decoders = [];
+    const failed = [];
+    for (const c of codecs) {
+      if (!c.decode) continue;
+      if (deepEqual(c.decode(bytes), value)) decoders.push([c.label, () => c.decode(bytes)]);
+      else failed.push(`${c.label} decode`);
+    }
+    decoders.push(["JSON", () => json.decode(jsonBytes)]);
+    decoders.push(["JSON.parse(string)", () => JSON.parse(minified)]);
+    const decode = measure(decoders, rounds, targetMs);
+    let encode = {};
+    if (encodeToo) {
+      const encoders = [];
+      for (const c of codecs) {
+        if (!c.encode) continue;
+        if (deepEqual(mpk.decode(c.encode(value)), value)) encoders.push([c.label, () => c.encode(value)]);
+        else failed.push(`${c.label} encode`);
+      }
+      encoders.push(["JSON", () => json.encode(value)]);
+      encode = measure(encoders, rounds, targetMs);
+    }
+    rows.push({ dataset: name, msgpackBytes: bytes.length, jsonBytes: jsonBytes.length, decode, encode, failed });
+    log(`${name}: done${failed.length ? ` (failed checks: ${failed.join(", ")})` : ""}`);
+  }
+  return rows;
+}
