@@ -1,5 +1,5 @@
 # c/ — libmpk, the C core (CMake). Build output stays in c/build/.
-SUITES += c
+SUITES += c c-asan
 DRIVERS += c
 APT_PACKAGES += cmake gcc make
 C_BUILD := c/build

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OUT(w, s) mpk_write_bytes(w, s, sizeof(s) - 1)
+#define OUT(w, s) mpk_write_bytes(w, "" s, sizeof(s) - 1) /* literals only */
 
 static int key_is(const mpk_node *k, const char *name) {
     size_t n = strlen(name);

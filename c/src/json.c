@@ -294,7 +294,7 @@ fail:
 /* Out of line on purpose: inlining mpk_write_bytes for every literal made gcc 12 warn about
  * bounds on paths that cannot happen (-Warray-bounds false positives). */
 static MPK__NOINLINE void out_raw(mpk_writer *w, const char *s, size_t n) { mpk_write_bytes(w, s, n); }
-#define OUT(w, s) out_raw(w, s, sizeof(s) - 1)
+#define OUT(w, s) out_raw(w, "" s, sizeof(s) - 1) /* literals only */
 
 static void out_string(mpk_writer *w, const uint8_t *s, size_t len) {
     static const char hex[] = "0123456789abcdef";
@@ -451,7 +451,10 @@ void mpk_node_to_json(const mpk_node *n, mpk_writer *w) {
             mpk_writer_init_growable(&tmp, 64);
             mpk_node_to_json(n, &tmp);
             if (mpk_writer_error(&tmp) != MPK_OK) mpk_writer_flag_error(w, mpk_writer_error(&tmp));
-            else out_string(w, mpk_writer_data(&tmp), mpk_writer_size(&tmp));
+            else if (mpk_writer_size(&tmp) && mpk_writer_data(&tmp)[0] == '"')
+                mpk_write_bytes(w, mpk_writer_data(&tmp), mpk_writer_size(&tmp)); /* already a string */
+            else
+                out_string(w, mpk_writer_data(&tmp), mpk_writer_size(&tmp));
             mpk_writer_destroy(&tmp);
             n = mpk_node_next(n);
         } else {
@@ -474,7 +477,8 @@ void mpk_node_to_json(const mpk_node *n, mpk_writer *w) {
                 n++;
                 continue;
             }
-            if (mpk_node_is_container(n)) OUT(w, n->type == MPK_MAP ? "}" : "]");
+            if (n->type == MPK_MAP) OUT(w, "}");
+            else if (n->type == MPK_ARRAY) OUT(w, "]");
             n++;
         }
         /* this value is done: separators and closing brackets */
