@@ -1,8 +1,9 @@
 # js/ — the TypeScript implementation (npm package "mpk").
 # Suites: js (node --test: corpus, streams, properties, API) and js-browser (the corpus in headless
 # Chromium). Driver: spec/drivers/js. Bench: bench-js (Node and Chromium, writes bench/results/js.md).
-SUITES  += js
+SUITES  += js js-browser
 DRIVERS += js
+APT_PACKAGES += chromium
 
 JS_STAMP := js/node_modules/.mpk-npm-ci
 
@@ -11,12 +12,16 @@ $(JS_STAMP): js/package.json js/package-lock.json
 	@cd js && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-.PHONY: js-build test-js driver-js
+.PHONY: js-build test-js test-js-browser driver-js
 js-build: $(JS_STAMP)
 	@cd js && node scripts/build.mjs
 
 test-js: js-build
 	@$(SUITE) js -- bash -c 'node --test js/build/test/test/*.test.js'
+
+# playwright-core drives Debian's /usr/bin/chromium and must never download a browser of its own
+test-js-browser: js-build
+	@PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(SUITE) js-browser -- node js/build/test/test/browser/run.js
 
 driver-js: js-build
 	@mkdir -p spec/drivers
