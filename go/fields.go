@@ -12,9 +12,9 @@ type field struct {
 	typ       reflect.Type
 	omitEmpty bool
 	omitZero  bool
-	viaPtr    bool   // the path crosses an embedded pointer, which may be nil
-	tagged    bool   // the name came from a tag
-	key       []byte // the encoded map key: str head and name, ready to copy
+	viaPtr    bool    // the path crosses an embedded pointer, which may be nil
+	tagged    bool    // the name came from a tag
+	key       []byte  // the encoded map key: str head and name, ready to copy
 	op        fieldOp // how to reach the field through its offset, when it is a plain kind
 	offset    uintptr // from the start of the outer struct (op != opGeneric only)
 }

@@ -42,9 +42,9 @@ func SampleTweet() Tweet {
 		FavoriteCount: 214,
 		Lang:          "en",
 		Entities: Entities{
-			Hashtags: []Hashtag{{Text: "trailrunning", Indices: []int64{86, 99}}, {Text: "weekend", Indices: []int64{100, 108}}},
+			Hashtags:     []Hashtag{{Text: "trailrunning", Indices: []int64{86, 99}}, {Text: "weekend", Indices: []int64{100, 108}}},
 			UserMentions: []Mention{{ScreenName: "bouldertrails", Name: "Boulder Trails", Id: 1423567, Indices: []int64{0, 14}}},
-			Urls: []URL{{Url: "https://t.co/x7Qm2LrA9b", ExpandedUrl: "https://ridgerunners.example/loop", DisplayUrl: "ridgerunners.example/loop", Indices: []int64{109, 132}}},
+			Urls:         []URL{{Url: "https://t.co/x7Qm2LrA9b", ExpandedUrl: "https://ridgerunners.example/loop", DisplayUrl: "ridgerunners.example/loop", Indices: []int64{109, 132}}},
 		},
 	}
 }
