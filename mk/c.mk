@@ -1,7 +1,7 @@
 # c/ — libmpk, the C core (CMake). Build output stays in c/build/.
 SUITES += c c-asan
 DRIVERS += c
-APT_PACKAGES += cmake gcc make
+APT_PACKAGES += cmake gcc make pkg-config
 C_BUILD := c/build
 
 .PHONY: test-c test-c-asan driver-c

@@ -22,5 +22,15 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/mpkConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/mpkConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpk)
 
+# mpk.pc finds its prefix from where it lies (${pcfiledir}), so `cmake --install --prefix` anywhere works.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(MPK_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  string(REPLACE "/" ";" MPK_PC_PARTS "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  set(MPK_PC_PREFIX "\${pcfiledir}")
+  foreach(part IN LISTS MPK_PC_PARTS)
+    string(APPEND MPK_PC_PREFIX "/..")
+  endforeach()
+endif()
 configure_file(cmake/mpk.pc.in ${CMAKE_CURRENT_BINARY_DIR}/mpk.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/mpk.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
