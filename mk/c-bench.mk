@@ -1,5 +1,6 @@
 # The C benchmark (c/bench) and the C fuzzer (c/fuzz). See c/bench/README.md and c/fuzz/README.md.
 BENCHES += c
+SUITES += c-fuzz
 APT_PACKAGES += cmake g++ clang libclang-rt-14-dev libmsgpack-dev rapidjson-dev valgrind
 
 C_BENCH_BUILD := build/c-bench
