@@ -160,6 +160,72 @@ static inline int is_ascii(const uint8_t *s, Py_ssize_t n)
     return (acc & 0x8080808080808080ull) == 0;
 }
 
+/* Strict UTF-8 to str in two passes: the first validates and finds the length in code points and
+ * the widest one, the second writes them into a str of exactly that kind. CPython's decoder starts
+ * narrow and widens (copying) at the first wide character, which costs more on CJK and emoji text.
+ * Returns NULL without an exception on anything invalid, and the caller then hands the bytes to
+ * PyUnicode_DecodeUTF8, whose error handlers and messages are the reference. */
+static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
+{
+    Py_ssize_t chars = 0, i = 0;
+    uint32_t widest = 0;
+    while (i < n) {
+        uint32_t c = s[i], cp;
+        if (c < 0x80) {
+            i++;
+            chars++;
+            continue;
+        }
+        if (c < 0xc2) return NULL;
+        if (c < 0xe0) {
+            if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80) return NULL;
+            cp = ((c & 0x1f) << 6) | (s[i + 1] & 0x3f);
+            i += 2;
+        } else if (c < 0xf0) {
+            if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80) return NULL;
+            cp = ((c & 0x0f) << 12) | ((uint32_t)(s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f);
+            if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) return NULL;
+            i += 3;
+        } else if (c < 0xf5) {
+            if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80 ||
+                (s[i + 3] & 0xc0) != 0x80)
+                return NULL;
+            cp = ((c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12) |
+                 ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);
+            if (cp < 0x10000 || cp > 0x10ffff) return NULL;
+            i += 4;
+        } else {
+            return NULL;
+        }
+        if (cp > widest) widest = cp;
+        chars++;
+    }
+    PyObject *u = PyUnicode_New(chars, widest);
+    if (!u) return NULL;
+    int kind = PyUnicode_KIND(u);
+    void *out = PyUnicode_DATA(u);
+    Py_ssize_t k = 0;
+    for (i = 0; i < n; k++) {
+        uint32_t c = s[i], cp;
+        if (c < 0x80) {
+            cp = c;
+            i++;
+        } else if (c < 0xe0) {
+            cp = ((c & 0x1f) << 6) | (s[i + 1] & 0x3f);
+            i += 2;
+        } else if (c < 0xf0) {
+            cp = ((c & 0x0f) << 12) | ((uint32_t)(s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f);
+            i += 3;
+        } else {
+            cp = ((c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12) |
+                 ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);
+            i += 4;
+        }
+        PyUnicode_WRITE(kind, out, k, cp);
+    }
+    return u;
+}
+
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
@@ -169,61 +235,59 @@ static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, 
         memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
         return u;
     }
-    PyObject *u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
+    PyObject *u = utf8_two_pass(s, n);
+    if (u) return u;
+    if (PyErr_Occurred()) return NULL; /* out of memory */
+    u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
     if (!u && !d->errors && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
         return mpkpy_raise_utf8((const char *)s, n, OFF(d, h));
     return u;
 }
 
 /* The key cache: short ASCII map keys, interned, with their hash computed once. A slot holds the
- * last key that hashed to it; collisions just replace. 1024 slots of keys up to 24 bytes cover the
+ * last key that hashed to it; collisions just replace. 1024 slots of keys up to 64 bytes cover the
  * vocabulary of typical documents (twitter.json has ~100 distinct keys) at 8 KiB of pointers. */
 #define KEY_CACHE_SLOTS 1024
-#define KEY_CACHE_MAX_LEN 24
+#define KEY_CACHE_MAX_LEN 64
 static PyObject *key_cache[KEY_CACHE_SLOTS];
 
-/* Keys are at most 24 bytes, so two (overlapping) word loads from each end see most of them; a
- * hash that misses a middle byte only costs a slot collision, which the comparison catches. */
-MPK__INLINE uint64_t key_words(const uint8_t *s, Py_ssize_t n, uint64_t *b)
+/* The hash reads three words (both ends and the middle) of keys of 8 bytes or more: a key that
+ * differs only elsewhere just collides, which the full comparison catches. */
+MPK__INLINE uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
 {
-    uint64_t a;
+    uint64_t a, b, c = 0;
     if (n >= 8) {
         memcpy(&a, s, 8);
-        memcpy(b, s + n - 8, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (n > 16) memcpy(&c, s + n / 2 - 4, 8);
     } else if (n >= 4) {
         uint32_t x, y;
         memcpy(&x, s, 4);
         memcpy(&y, s + n - 4, 4);
         a = x;
-        *b = y;
+        b = y;
     } else {
         a = n ? (uint64_t)s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16 : 0;
-        *b = 0;
+        b = 0;
     }
-    return a;
-}
-
-MPK__INLINE uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
-{
-    uint64_t b, a = key_words(s, n, &b);
-    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (uint64_t)n;
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull) ^ (uint64_t)n;
     return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* Equal bytes, for n <= KEY_CACHE_MAX_LEN, without a call to memcmp. */
+/* Equal bytes, for n <= KEY_CACHE_MAX_LEN, word by word without a call to memcmp. */
 MPK__INLINE int key_equal(const uint8_t *x, const uint8_t *y, Py_ssize_t n)
 {
     if (n >= 8) {
         uint64_t a, b;
-        memcpy(&a, x, 8); memcpy(&b, y, 8);
-        if (a != b) return 0;
-        memcpy(&a, x + n - 8, 8); memcpy(&b, y + n - 8, 8);
-        if (a != b) return 0;
-        if (n > 16) {
-            memcpy(&a, x + 8, 8); memcpy(&b, y + 8, 8);
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&a, x + i, 8);
+            memcpy(&b, y + i, 8);
             if (a != b) return 0;
         }
-        return 1;
+        memcpy(&a, x + n - 8, 8);
+        memcpy(&b, y + n - 8, 8);
+        return a == b;
     }
     for (Py_ssize_t i = 0; i < n; i++)
         if (x[i] != y[i]) return 0;
@@ -444,11 +508,17 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
 {
     const uint8_t *h = d->p;
-    if (LIKELY(h < d->end && (*h & 0xe0) == 0xa0 && !d->o->raw)) {
-        Py_ssize_t n = *h & 0x1f;
-        if (LIKELY(n <= LEFT(d) - 1 && n <= d->o->max_str)) {
-            const uint8_t *s = h + 1;
-            if (n <= KEY_CACHE_MAX_LEN && is_ascii(s, n)) {
+    if (LIKELY(h < d->end && !d->o->raw)) {
+        Py_ssize_t n = -1, fields = 1;
+        if ((*h & 0xe0) == 0xa0)
+            n = *h & 0x1f;
+        else if (*h == 0xd9 && d->end - h >= 2) {
+            n = h[1];
+            fields = 2;
+        }
+        if (n >= 0 && n <= KEY_CACHE_MAX_LEN && LIKELY(n <= d->end - h - fields && n <= d->o->max_str)) {
+            const uint8_t *s = h + fields;
+            if (is_ascii(s, n)) {
                 d->p = s + n;
                 return cached_key(s, n);
             }
