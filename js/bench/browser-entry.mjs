@@ -8,7 +8,7 @@ import { runSuite } from "./suite.mjs";
 globalThis.runBrowserBench = async (options) => {
   const datasets = await (await fetch("/datasets.json")).json();
   const packr = new Packr({ useRecords: false });
-  const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+  const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
   const msgpackEncoder = new MsgpackEncoder();
   const msgpackDecoder = new MsgpackDecoder();
   const textEncoder = new TextEncoder();

@@ -36,17 +36,23 @@ const pureUnpack = await import(pathToFileURL(join(here, "node_modules", "msgpac
 if (!isNativeAccelerationEnabled) throw new Error("msgpackr-extract did not load: cannot measure msgpackr with its addon");
 if (pureUnpack.isNativeAccelerationEnabled) throw new Error("the pure msgpackr instance has the addon");
 
-const datasets = loadDatasets(repoRoot).map(([name, text]) => [name, JSON.stringify(JSON.parse(text))]);
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const withNode = !process.argv.includes("--no-node");
+const datasets = loadDatasets(repoRoot)
+  .filter(([name]) => !only || only.some((o) => name.startsWith(o)))
+  .map(([name, text]) => [name, JSON.stringify(JSON.parse(text))]);
 const log = (s) => console.log(s);
 
 const packr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
-const pureUnpackr = new pureUnpack.Unpackr({ useRecords: false, mapsAsObjects: true });
+// int64AsType "number": 64-bit ints come back as numbers, as JSON.parse gives them (its default is bigint)
+const unpackrOptions = { useRecords: false, mapsAsObjects: true, int64AsType: "number" };
+const unpackr = new Unpackr(unpackrOptions);
+const pureUnpackr = new pureUnpack.Unpackr(unpackrOptions);
 const msgpackEncoder = new MsgpackEncoder();
 const msgpackDecoder = new MsgpackDecoder();
 
 console.log(`node: ${datasets.length} datasets, ${rounds} rounds`);
-const nodeRows = runSuite({
+const nodeRows = !withNode ? [] : runSuite({
   datasets,
   codecs: [
     { label: "mpk", encode: mpkEncode, decode: mpkDecode },
@@ -65,6 +71,11 @@ let chromiumVersion = null;
 if (withBrowser) ({ rows: browserRows, version: chromiumVersion } = await runBrowser());
 
 const out = report();
+if (only || !withNode || !withBrowser || quick) {
+  console.log(out);
+  console.log("(partial run: bench/results/js.md left as it was)");
+  process.exit(0);
+}
 mkdirSync(join(repoRoot, "bench", "results"), { recursive: true });
 writeFileSync(join(repoRoot, "bench", "results", "js.md"), out);
 console.log(out);
@@ -149,7 +160,7 @@ function report() {
   s.push(`Versions: mpk ${versions.mpk}, msgpackr ${versions.msgpackr}, msgpackr-extract ${versions["msgpackr-extract"]}, @msgpack/msgpack ${versions["@msgpack/msgpack"]}, Node ${versions.node}${chromiumVersion ? `, Chromium ${chromiumVersion}` : ""}.`);
   s.push("");
   s.push(`Medians of ${rounds} interleaved rounds of ~${targetMs} ms each; time per call (lower is better); ratios are the peer's time over mpk's (above 1.00x: mpk is faster).`);
-  s.push("msgpackr runs as `new Packr({useRecords: false})` / `new Unpackr({useRecords: false, mapsAsObjects: true})`; \"(addon)\" has msgpackr-extract loaded, \"(pure JS)\" is a second instance of its decoder without it.");
+  s.push("msgpackr runs as `new Packr({useRecords: false})` / `new Unpackr({useRecords: false, mapsAsObjects: true, int64AsType: \"number\"})` (64-bit ints as numbers, like JSON.parse); \"(addon)\" has msgpackr-extract loaded, \"(pure JS)\" is a second instance of its decoder without it.");
   s.push("@msgpack/msgpack uses one reused `Encoder` / `Decoder`. JSON decode is `JSON.parse(bytes.toString())` in Node and `JSON.parse(new TextDecoder().decode(bytes))` in Chromium (the way a body arrives); JSON encode is `JSON.stringify` + UTF-8 encode; `JSON.parse(string)` parses a ready string.");
   s.push("Every library's result is checked against the data first; a failed check leaves its cell blank (—).");
   if (failed.length) s.push(`Failed checks: ${failed.join("; ")}.`);

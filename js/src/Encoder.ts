@@ -22,10 +22,10 @@ export type EncoderOptions = Readonly<
 
 /**
  * Strings shorter than this (in UTF-16 code units) are written by the hand-written loop, longer
- * ones with TextEncoder.encodeInto. Measured with bench/strings.ts: the call costs more than the
- * loop below about 64 units in Node 20.
+ * ones with TextEncoder.encodeInto. Measured with js/bench (twitter-like, records, twitter.json
+ * in Node 20): below a few hundred units the call into encodeInto costs more than the loop.
  */
-const TEXT_ENCODER_THRESHOLD = 64;
+const TEXT_ENCODER_THRESHOLD = 512;
 /** Size of the shared output buffer; results are views into it, so small results cost no copy. */
 const CHUNK_SIZE = 64 * 1024;
 const MIN_FREE = 2048;
@@ -40,6 +40,9 @@ let sortKeys = false;
 let maxDepth = DEFAULT_MAX_DEPTH;
 let extEncoders: ExtensionCodec["encoders"] | undefined;
 let busy = false;
+/** The longest output written so far (capped), the size a new chunk starts at. */
+let largestOutput = 0;
+const LARGEST_OUTPUT_CAP = 4 * 1024 * 1024; // so that a small result never pins a huge buffer
 
 export class Encoder {
   private readonly float32: boolean;
@@ -77,6 +80,7 @@ export class Encoder {
       pos = start;
       write(value, 0);
       const out = target.subarray(start, pos);
+      if (pos - start > largestOutput) largestOutput = Math.min(pos - start, LARGEST_OUTPUT_CAP);
       start = (pos + 7) & ~7;
       return out;
     } catch (e) {
@@ -101,7 +105,10 @@ function restore(s: any[]): void {
 /** Moves the output so far into a new buffer with room for `extra` more bytes. */
 function newChunk(extra: number): void {
   const used = pos - start;
-  const size = Math.max(CHUNK_SIZE, (used + extra) * 2);
+  // Start at the size the largest output so far needed, so that a large value is written into
+  // one buffer instead of through a chain of doublings and copies.
+  const size = Math.max(CHUNK_SIZE, (used + extra) * 2, largestOutput + MIN_FREE);
+  largestOutput = Math.min(Math.max(largestOutput, used + extra), LARGEST_OUTPUT_CAP);
   const next = new Uint8Array(size);
   if (used > 0) next.set(target.subarray(start, pos));
   target = next;
@@ -140,6 +147,10 @@ function write(v: unknown, depth: number): void {
 
 function writeNumber(v: number): void {
   ensure(9);
+  if (v >>> 0 === v && v < 0x80 && !(v === 0 && 1 / v < 0)) {
+    target[pos++] = v; // positive fixint, the most common number
+    return;
+  }
   if (Number.isInteger(v) && !(v === 0 && 1 / v < 0)) {
     if (v >= 0) {
       if (v < 0x80) {
@@ -245,10 +256,10 @@ function strHeaderSize(n: number): number {
 function writeStr(s: string): void {
   const n = s.length;
   if (n < TEXT_ENCODER_THRESHOLD) {
-    ensure(2 + 3 * n);
-    // Most short strings are ASCII: write them hoping so, with the header their length implies.
+    ensure(5 + 3 * n);
+    // Most strings are ASCII: write them hoping so, with the header their length implies.
     const head = pos;
-    let p = head + (n < 32 ? 1 : 2);
+    let p = head + (n < 32 ? 1 : n < 0x100 ? 2 : 3);
     let i = 0;
     for (; i < n; i++) {
       const c = s.charCodeAt(i);
@@ -258,9 +269,13 @@ function writeStr(s: string): void {
     if (i === n) {
       if (n < 32) {
         target[head] = 0xa0 | n;
-      } else {
+      } else if (n < 0x100) {
         target[head] = 0xd9;
         target[head + 1] = n;
+      } else {
+        target[head] = 0xda;
+        target[head + 1] = n >> 8;
+        target[head + 2] = n;
       }
       pos = p;
       return;
@@ -369,7 +384,11 @@ function writeObject(v: object, depth: number): void {
   if (Array.isArray(v)) {
     const n = v.length;
     writeArrayHeader(n);
-    for (let i = 0; i < n; i++) write(v[i], depth + 1);
+    for (let i = 0; i < n; i++) {
+      const item: unknown = v[i];
+      if (typeof item === "number") writeNumber(item);
+      else write(item, depth + 1);
+    }
     return;
   }
   const proto = Object.getPrototypeOf(v);
@@ -412,14 +431,44 @@ function writeObject(v: object, depth: number): void {
 }
 
 function writePlainObject(obj: Record<string, unknown>, depth: number): void {
-  const keys = Object.keys(obj);
-  if (sortKeys) keys.sort();
-  const n = keys.length;
-  writeMapHeader(n);
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
+  if (sortKeys) {
+    const keys = Object.keys(obj).sort();
+    writeMapHeader(keys.length);
+    for (const key of keys) {
+      writeStr(key);
+      write(obj[key], depth + 1);
+    }
+    return;
+  }
+  // One pass with for-in (no array of keys): reserve the 1-byte header of a fixmap, count, and
+  // move the entries down in the rare case that the count needs a longer header.
+  ensure(1);
+  const head = pos - start; // relative: writing may move the output to a new chunk
+  pos++;
+  let n = 0;
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     writeStr(key);
     write(obj[key], depth + 1);
+    n++;
+  }
+  const at = start + head;
+  if (n < 16) {
+    target[at] = 0x80 | n;
+    return;
+  }
+  const extra = n < 0x10000 ? 2 : 4;
+  ensure(extra);
+  const from = start + head; // again: ensure may have moved the output
+  target.copyWithin(from + 1 + extra, from + 1, pos);
+  pos += extra;
+  if (extra === 2) {
+    target[from] = 0xde;
+    target[from + 1] = n >> 8;
+    target[from + 2] = n;
+  } else {
+    target[from] = 0xdf;
+    view.setUint32(from + 1, n);
   }
 }
 

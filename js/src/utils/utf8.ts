@@ -66,7 +66,8 @@ export function asciiString(b: Uint8Array, start: number, end: number): string {
   }
 }
 
-const units: number[] = [];
+// scratch for decodeGeneral, never shortened (setting an array's length is slow)
+const units: number[] = new Array<number>(CHUNK + 4).fill(0);
 
 function decodeGeneral(b: Uint8Array, start: number, end: number): string {
   let out = "";
@@ -123,8 +124,7 @@ function decodeGeneral(b: Uint8Array, start: number, end: number): string {
       }
     }
     if (n >= CHUNK) {
-      units.length = n;
-      out += fromCharCode.apply(null, units);
+      out += unitsToString(n);
       n = 0;
     }
   }
@@ -132,10 +132,19 @@ function decodeGeneral(b: Uint8Array, start: number, end: number): string {
     units[n++] = REPLACEMENT;
     invalid = true;
   }
-  units.length = n;
-  out += fromCharCode.apply(null, units);
+  out += unitsToString(n);
   lastUtf8Invalid = invalid;
   return out;
+}
+
+/** The string of units[0, n). */
+function unitsToString(n: number): string {
+  if (n < UNIT_ARRAYS) {
+    const exact = (unitArrays[n] ??= new Array<number>(n).fill(0));
+    for (let i = 0; i < n; i++) exact[i] = units[i]!;
+    return fromCharCode.apply(null, exact);
+  }
+  return fromCharCode.apply(null, units.slice(0, n));
 }
 
 /** The UTF-8 length of s, with lone surrogates counted as U+FFFD (as TextEncoder writes them). */
