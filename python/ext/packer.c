@@ -10,6 +10,7 @@
 #include <datetime.h>
 
 #include "mpk/writer.h"
+#include "dict_entries.h"
 
 /* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
 #define PACK_NEST_LIMIT 1024
@@ -287,6 +288,51 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
     mpk_write_map(e->w, (uint32_t)n);
     Py_ssize_t pos = 0, seen = 0;
     PyObject *k, *v;
+#ifdef MPKPY_DICT_ENTRIES
+    int general;
+    Py_ssize_t slots;
+    const void *entries = mpkpy_dict_entries(o, &general, &slots);
+    if (LIKELY(entries != NULL)) {
+        const void *keys_before = ((PyDictObject *)o)->ma_keys;
+        for (Py_ssize_t i = 0; i < slots; i++) {
+            if (general) {
+                k = ((const mpkpy_general_entry *)entries)[i].me_key;
+                v = ((const mpkpy_general_entry *)entries)[i].me_value;
+            } else {
+                k = ((const mpkpy_unicode_entry *)entries)[i].me_key;
+                v = ((const mpkpy_unicode_entry *)entries)[i].me_value;
+            }
+            if (v == NULL) continue; /* a deleted entry */
+            int rc;
+            seen++;
+            if (LIKELY(pack_scalar(e, k, &rc))) {
+                if (UNLIKELY(rc < 0)) return -1;
+                if (LIKELY(pack_scalar(e, v, &rc))) {
+                    if (UNLIKELY(rc < 0)) return -1;
+                    continue;
+                }
+                Py_INCREF(v);
+                rc = pack_obj(e, v, depth + 1);
+                Py_DECREF(v);
+            } else {
+                Py_INCREF(k);
+                Py_INCREF(v);
+                rc = pack_obj(e, k, depth + 1);
+                if (rc == 0) rc = pack_obj(e, v, depth + 1);
+                Py_DECREF(k);
+                Py_DECREF(v);
+            }
+            if (UNLIKELY(rc < 0)) return -1;
+            /* packing a container may have run a default hook that changed this dict */
+            if (UNLIKELY(((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL ||
+                         PyDict_GET_SIZE(o) != n)) {
+                PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
+                return -1;
+            }
+        }
+        goto done;
+    }
+#endif
     while (PyDict_Next(o, &pos, &k, &v)) {
         int rc;
         seen++;
@@ -310,6 +356,9 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
         }
         if (UNLIKELY(rc < 0)) return -1;
     }
+#ifdef MPKPY_DICT_ENTRIES
+done:
+#endif
     if (UNLIKELY(seen != n)) {
         PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
         return -1;
