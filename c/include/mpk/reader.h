@@ -76,21 +76,50 @@ mpk_error mpk_reader_finish(mpk_reader *r);
 int mpk__reader_next_slow(mpk_reader *r, mpk_tag *tag);
 void mpk__reader_close(mpk_reader *r);
 
-/** Reads the next tag into *tag. Returns 1, or 0 on error (then see mpk_reader_error()). Positive
- *  and negative fixints are decoded inline; everything else goes out of line. */
+/** Reads the next tag into *tag. Returns 1, or 0 on error (then see mpk_reader_error()). Fixints,
+ *  fixstr (outside strict UTF-8 mode) and fixarray/fixmap up to depth 16 are decoded inline, with
+ *  the same checks in the same order as the out-of-line path, which takes everything else. */
 MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
-    if (MPK__LIKELY(r->pos < r->end)) {
-        uint8_t b = *r->pos;
+    const uint8_t *p = r->pos;
+    if (MPK__LIKELY(p < r->end)) {
+        uint8_t b = *p;
         if (b < 0x80) {
             tag->type = MPK_UINT;
             tag->v.u = b;
         } else if (b >= 0xe0) {
             tag->type = MPK_INT;
             tag->v.i = (int8_t)b;
+        } else if (b < 0xa0) {
+            uint32_t n = b & 0x0fu;
+            int is_map = b < 0x90;
+            uint32_t owed = is_map ? 2 * n : n;
+            if (n > (is_map ? r->limits.map : r->limits.array) || r->depth >= r->limits.depth ||
+                owed > (size_t)(r->end - p - 1) || r->depth >= MPK__READER_SMALL_STACK)
+                return mpk__reader_next_slow(r, tag);
+            tag->type = is_map ? MPK_MAP : MPK_ARRAY;
+            tag->len = n;
+            r->pos = p + 1;
+            if (n) {
+                if (r->depth) r->remaining--; /* one value of the parent, closed later */
+                r->small_stack[r->depth++] = r->remaining;
+                r->remaining = owed;
+                return 1;
+            }
+            if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+            return 1;
+        } else if (b < 0xc0 && !(r->flags & MPK_FLAG_STRICT_UTF8)) {
+            uint32_t n = b & 0x1fu;
+            if (n > r->limits.str || n > (size_t)(r->end - p - 1)) return mpk__reader_next_slow(r, tag);
+            tag->type = MPK_STR;
+            tag->len = n;
+            tag->data = p + 1;
+            r->pos = p + 1 + n;
+            if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+            return 1;
         } else {
             return mpk__reader_next_slow(r, tag);
         }
-        r->pos++;
+        r->pos = p + 1;
         if (r->depth && --r->remaining == 0) mpk__reader_close(r);
         return 1;
     }
