@@ -630,7 +630,11 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 				v.Index(i).SetZero()
 			}
 		} else {
-			v.Set(reflect.MakeSlice(t, n, n))
+			// Grow allocates the backing array in place; reflect.MakeSlice would also put a
+			// slice header on the heap, one more allocation per slice.
+			v.SetLen(0)
+			v.Grow(n)
+			v.SetLen(n)
 		}
 		d.depth++
 		if elemIsString {

@@ -54,10 +54,16 @@ func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -183,10 +189,16 @@ func (z *Tweet) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -235,7 +247,7 @@ func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case "user":
-			if b, err = z.User.UnmarshalMsg(b); err != nil {
+			if b, err = z.User.mpkUnmarshal(b, sa); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case "retweet_count":
@@ -264,7 +276,7 @@ func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case "entities":
-			if b, err = z.Entities.UnmarshalMsg(b); err != nil {
+			if b, err = z.Entities.mpkUnmarshal(b, sa); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
@@ -339,10 +351,16 @@ func (z *User) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -516,6 +534,13 @@ func (z *Entities) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
@@ -548,7 +573,7 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 					z.Hashtags = make([]Hashtag, n11)
 				}
 				for i12 := range z.Hashtags {
-					if b, err = z.Hashtags[i12].UnmarshalMsg(b); err != nil {
+					if b, err = z.Hashtags[i12].mpkUnmarshal(b, sa); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -570,7 +595,7 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 					z.UserMentions = make([]Mention, n13)
 				}
 				for i14 := range z.UserMentions {
-					if b, err = z.UserMentions[i14].UnmarshalMsg(b); err != nil {
+					if b, err = z.UserMentions[i14].mpkUnmarshal(b, sa); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -592,7 +617,7 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 					z.Urls = make([]URL, n15)
 				}
 				for i16 := range z.Urls {
-					if b, err = z.Urls[i16].UnmarshalMsg(b); err != nil {
+					if b, err = z.Urls[i16].mpkUnmarshal(b, sa); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -641,10 +666,16 @@ func (z *Hashtag) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -735,10 +766,16 @@ func (z *Mention) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -839,10 +876,16 @@ func (z *URL) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {

@@ -112,7 +112,6 @@ type gen struct {
 	imports   map[string]bool
 	out       bytes.Buffer
 	tmp       int
-	usesArena bool
 }
 
 func (g *gen) printf(format string, args ...any) { fmt.Fprintf(&g.out, format, args...) }
@@ -315,12 +314,14 @@ func (g *gen) structMethods(nt *types.Named) {
 	g.printf("return o, err\n}\n")
 
 	// UnmarshalMsg
-	g.usesArena = false
 	g.printf("\n// UnmarshalMsg decodes z from the start of b and returns the rest of b.\n")
 	g.printf("func (z *%s) UnmarshalMsg(b []byte) ([]byte, error) {\n", tn)
+	g.printf("var sa mpk.StringArena\nreturn z.mpkUnmarshal(b, &sa)\n}\n")
+	g.printf("\n// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the\n")
+	g.printf("// strings of nested structs share its chunks.\n")
+	g.printf("func (z *%s) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {\n", tn)
 	g.printf("in := b\nvar err error\n")
 	g.printf("_ = err\n")
-	mark := g.out.Len()
 	if asArray {
 		g.printf("var n int\nn, b, err = mpk.ReadArrayHeader(b)\n%s", g.check())
 		for i, f := range fields {
@@ -340,14 +341,6 @@ func (g *gen) structMethods(nt *types.Named) {
 		g.printf("default:\nb, err = mpk.Skip(b)\n%s}\n}\n", g.check())
 	}
 	g.printf("return b, nil\n}\n")
-	if g.usesArena {
-		src := g.out.Bytes()
-		withArena := append([]byte{}, src[:mark]...)
-		withArena = append(withArena, "var sa mpk.StringArena\n"...)
-		withArena = append(withArena, src[mark:]...)
-		g.out.Reset()
-		g.out.Write(withArena)
-	}
 }
 
 func appendHeader(b []byte, fix byte, w16 byte, n int) []byte {
@@ -562,7 +555,7 @@ func (g *gen) decode(x string, t types.Type) {
 		return
 	}
 	if n, ok := t.(*types.Named); ok && g.generated[n] {
-		g.printf("if b, err = %s.UnmarshalMsg(b); err != nil {\nreturn in, mpk.ShiftOffset(err, len(in)-len(b))\n}\n", x)
+		g.printf("if b, err = %s.mpkUnmarshal(b, sa); err != nil {\nreturn in, mpk.ShiftOffset(err, len(in)-len(b))\n}\n", x)
 		return
 	}
 	tn := g.typeName(t)
@@ -580,7 +573,6 @@ func (g *gen) decode(x string, t types.Type) {
 		case types.Bool:
 			read("mpk.ReadBool", "bool")
 		case types.String:
-			g.usesArena = true
 			read("sa.ReadString", "string")
 		case types.Float32:
 			read("mpk.ReadFloat32", "float32")
@@ -630,7 +622,6 @@ func (g *gen) decode(x string, t types.Type) {
 			g.printf("var %s int\n%s, b, err = mpk.ReadMapHeader(b)\n%s", n, n, chk)
 			g.printf("if %s == nil {\n%s = make(%s, %s)\n}\n", x, x, tn, n)
 			g.printf("for ; %s > 0; %s-- {\nvar %s string\n", n, n, k)
-			g.usesArena = true
 			g.printf("%s, b, err = sa.ReadString(b)\n%s", k, chk)
 			g.printf("var %s %s\n", v, g.typeName(u.Elem()))
 			g.decode(v, u.Elem())

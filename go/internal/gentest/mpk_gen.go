@@ -54,10 +54,16 @@ func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -352,10 +358,16 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -517,7 +529,7 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 					z.Items = make([]Item, n28)
 				}
 				for i29 := range z.Items {
-					if b, err = z.Items[i29].UnmarshalMsg(b); err != nil {
+					if b, err = z.Items[i29].mpkUnmarshal(b, sa); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -530,7 +542,7 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 				if z.Ptr == nil {
 					z.Ptr = new(Item)
 				}
-				if b, err = (*z.Ptr).UnmarshalMsg(b); err != nil {
+				if b, err = (*z.Ptr).mpkUnmarshal(b, sa); err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 			}
@@ -581,7 +593,7 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 					var v35 Point
-					if b, err = v35.UnmarshalMsg(b); err != nil {
+					if b, err = v35.mpkUnmarshal(b, sa); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Named[Color(k34)] = v35
@@ -679,10 +691,16 @@ func (z *Item) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
@@ -734,6 +752,13 @@ func (z *Point) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
@@ -790,10 +815,16 @@ func (z *Base) MarshalMsg(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks.
+func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var sa mpk.StringArena
 	var n int
 	n, b, err = mpk.ReadMapHeader(b)
 	if err != nil {
