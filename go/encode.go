@@ -74,8 +74,9 @@ type encodeState struct {
 	// The last top-level type and its encoder: a pooled state is per P, and a program tends to
 	// marshal one type over and over, so this saves the cache lookup (a tenth of Marshal's time
 	// on Product).
-	lastType reflect.Type
-	lastEnc  encoderFunc
+	lastType  reflect.Type
+	lastEnc   encoderFunc
+	lastDeref bool // lastType is a pointer to a struct and lastEnc that struct's encoder
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.
@@ -114,7 +115,19 @@ func (e *encodeState) encode(v any) {
 		return
 	}
 	if t != e.lastType {
-		e.lastType, e.lastEnc = t, typeEncoder(t, 0)
+		e.lastType, e.lastEnc, e.lastDeref = t, typeEncoder(t, 0), false
+		// Marshal(&v) is the common call: go straight to the struct's encoder.
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
+			!t.Implements(marshalerType) && extByGoType(t) == nil {
+			e.lastEnc, e.lastDeref = typeEncoder(t.Elem(), 0), true
+		}
+	}
+	if e.lastDeref {
+		if rv.IsNil() {
+			e.buf = append(e.buf, mNil)
+			return
+		}
+		rv = rv.Elem()
 	}
 	e.lastEnc(e, rv)
 }
