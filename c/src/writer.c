@@ -105,6 +105,14 @@ void mpk_writer_destroy(mpk_writer *w) {
 }
 
 void mpk_writer_reset(mpk_writer *w) {
+    if (!w->buf && (w->mode == MODE_GROWABLE || w->mode == MODE_CHUNKS)) {
+        /* after mpk_writer_release, or a failed first allocation: start a new buffer */
+        uint8_t *buf = (uint8_t *)malloc(DEFAULT_GROWABLE_CAP);
+        if (buf) {
+            w->owns_buf = 1;
+            set_buffer(w, buf, DEFAULT_GROWABLE_CAP);
+        }
+    }
     w->pos = w->buf;
     w->end = w->cap_end;
     w->error = w->buf || w->mode == MODE_FIXED ? MPK_OK : MPK_ERR_NO_MEMORY;

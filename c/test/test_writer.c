@@ -1,4 +1,5 @@
 /* test_writer.c — shortest forms, every output mode, sticky errors. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <string.h>
 
@@ -158,6 +159,40 @@ static void test_flush(void) {
     mpk_writer_destroy(&f);
 }
 
+/* The ready-made callbacks: a stdio file and a file descriptor get the same bytes. */
+static void test_flush_file_and_fd(void) {
+    FILE *f = tmpfile();
+    if (!CHECK(f != NULL)) return;
+    unsigned char stage[64];
+    mpk_writer fw;
+    mpk_writer_init_flush(&fw, stage, sizeof stage, mpk_flush_file, f);
+    for (int i = 0; i < 500; i++) mpk_write_int(&fw, -i * 1000);
+    CHECK(mpk_writer_finish(&fw) == MPK_OK);
+    long size = ftell(f);
+    CHECK(size > 1000 && (uint64_t)size == fw.flushed);
+    rewind(f);
+    static unsigned char back[4096];
+    size_t got = fread(back, 1, sizeof back, f);
+    mpk_reader r;
+    mpk_reader_init(&r, back, got);
+    int64_t v;
+    int ok = 1;
+    for (int i = 0; i < 500; i++) ok &= mpk_read_int(&r, &v) && v == -i * 1000;
+    CHECK(ok && mpk_reader_finish(&r).kind == MPK_OK);
+
+    /* the same through the file's descriptor, straight from a big body */
+    rewind(f);
+    mpk_writer dw;
+    mpk_writer_init_flush(&dw, NULL, 0, mpk_flush_fd, (void *)(intptr_t)fileno(f));
+    static char body[200000];
+    memset(body, 'z', sizeof body);
+    mpk_write_str(&dw, body, sizeof body);
+    CHECK(mpk_writer_finish(&dw) == MPK_OK && dw.flushed == sizeof body + 5);
+    mpk_writer_destroy(&fw);
+    mpk_writer_destroy(&dw);
+    fclose(f);
+}
+
 static void test_chunks(void) {
     static char big1[5000], big2[3000];
     memset(big1, 'a', sizeof big1);
@@ -203,6 +238,10 @@ static void test_errors(void) {
     uint8_t *out = mpk_writer_release(&w, &size);
     CHECK(out && size == 1 && out[0] == 0xc0);
     free(out);
+    mpk_writer_reset(&w); /* a new buffer after release */
+    mpk_write_str(&w, NULL, 0);
+    mpk_write_bytes(&w, NULL, 0);
+    CHECK(mpk_writer_error(&w) == MPK_OK && mpk_writer_size(&w) == 1 && mpk_writer_data(&w)[0] == 0xa0);
     CHECK(strcmp(mpk_error_name(MPK_ERR_TRUNCATED), "truncated") == 0);
     CHECK(strcmp(mpk_error_name(MPK_ERR_TRAILING_BYTES), "trailing_bytes") == 0);
     CHECK(strcmp(mpk_error_name(MPK_ERR_INVALID_UTF8), "invalid_utf8") == 0);
@@ -216,6 +255,7 @@ int main(void) {
     test_fixed_buffer();
     test_flush();
     test_chunks();
+    test_flush_file_and_fd();
     test_errors();
     mpk_writer_destroy(&w);
     return check_report("test_writer");

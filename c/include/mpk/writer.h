@@ -95,8 +95,8 @@ void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind);
 MPK__INLINE const uint8_t *mpk_writer_data(const mpk_writer *w) { return w->buf; }
 MPK__INLINE size_t mpk_writer_size(const mpk_writer *w) { return (size_t)(w->pos - w->buf); }
 
-/** Growable mode: hands the buffer to the caller (free it with free()) and empties the writer.
- *  Returns NULL on error or in another mode. */
+/** Growable mode: hands the buffer to the caller (free it with free()) and empties the writer; the
+ *  next mpk_writer_reset() gives it a new buffer. Returns NULL on error or in another mode. */
 uint8_t *mpk_writer_release(mpk_writer *w, size_t *size);
 
 /** Chunk mode, after mpk_writer_finish(): the output as `*count` pieces in order, pointing into the
@@ -228,7 +228,7 @@ MPK__INLINE void mpk_write_map(mpk_writer *w, uint32_t count) {
 MPK__INLINE void mpk_write_str(mpk_writer *w, const void *data, size_t len) {
     if (len <= 31 && (size_t)(w->end - w->pos) > len) {
         *w->pos = (uint8_t)(0xa0 | len);
-        memcpy(w->pos + 1, data, len);
+        if (len) memcpy(w->pos + 1, data, len); /* data may be NULL when len is 0 */
         w->pos += 1 + len;
         return;
     }
@@ -255,7 +255,7 @@ void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec);
  *  bodies of at least ref_threshold bytes are referenced, not copied. */
 MPK__INLINE void mpk_write_bytes(mpk_writer *w, const void *data, size_t len) {
     if (len < 64 && (size_t)(w->end - w->pos) >= len) {
-        memcpy(w->pos, data, len);
+        if (len) memcpy(w->pos, data, len);
         w->pos += len;
         return;
     }
