@@ -4,6 +4,7 @@
 # The venv lives in python/build/venv; the targets create it and install what they need.
 SUITES  += python
 DRIVERS += python
+BENCHES += python
 
 PY_VENV := python/build/venv
 PY := $(PY_VENV)/bin/python
@@ -35,4 +36,5 @@ driver-python: $(PY_PKG_STAMP)
 	@chmod +x spec/drivers/python
 
 bench-python: $(PY_PKG_STAMP)
-	@$(PY) python/bench/bench.py --out bench/results/python.md
+	@mkdir -p bench/results
+	@$(PY) python/bench/bench.py --rounds 9 --out bench/results/python.md

@@ -422,6 +422,10 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
             d->p = h + 1;
             return PyLong_FromLong(b);
         }
+        if (b >= 0xe0) {
+            d->p = h + 1;
+            return PyLong_FromLong((int8_t)b);
+        }
         if ((b & 0xe0) == 0xa0) {
             Py_ssize_t n = b & 0x1f;
             if (LIKELY(n <= d->end - h - 1 && n <= d->o->max_str)) {
@@ -460,6 +464,18 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
                 if (LIKELY(left >= 5)) {
                     d->p = h + 5;
                     return PyLong_FromUnsignedLong(mpk__load32(h + 1));
+                }
+                break;
+            case 0xcf:
+                if (LIKELY(left >= 9)) {
+                    d->p = h + 9;
+                    return PyLong_FromUnsignedLongLong(mpk__load64(h + 1));
+                }
+                break;
+            case 0xd2:
+                if (LIKELY(left >= 5)) {
+                    d->p = h + 5;
+                    return PyLong_FromLong((int32_t)mpk__load32(h + 1));
                 }
                 break;
             default:

@@ -191,3 +191,44 @@ class TestPacker:
             return inner([o.real, o.imag])
 
         assert mpk.packb([1j, "x"], default=default) == msgpack.packb([1j, "x"], default=lambda o: msgpack.packb([o.real, o.imag]))
+
+
+class TestDictWalk:
+    """The encoder reads dict entries directly on CPython 3.11; these shapes must all still work."""
+
+    def test_deleted_entries_and_reinsertion(self):
+        d = {str(i): i for i in range(50)}
+        for i in range(0, 50, 3):
+            del d[str(i)]
+        d["new"] = [1]
+        assert mpk.packb(d) == msgpack.packb(d)
+        assert mpk.unpackb(mpk.packb(d)) == d
+
+    def test_split_table_instance_dict(self):
+        class Obj:
+            def __init__(self):
+                self.a, self.b = 1, [2]
+
+        o = Obj()
+        assert mpk.packb(o.__dict__) == msgpack.packb(o.__dict__)
+
+    def test_non_str_keys(self):
+        d = {1: "a", (2, 3): "b", b"k": None, 2.5: True}
+        assert mpk.packb(d) == msgpack.packb(d)
+
+    def test_dict_changed_by_default_hook(self):
+        d = {"a": 1, "b": object(), "c": 3}
+
+        def default(o):
+            d.clear()
+            return 0
+
+        with pytest.raises(RuntimeError, match="changed size"):
+            mpk.packb(d, default=default)
+
+    def test_dict_subclass_and_sorted(self):
+        from collections import OrderedDict
+
+        d = OrderedDict([("b", 1), ("a", 2)])
+        assert mpk.packb(d) == msgpack.packb(d)
+        assert mpk.packb(d, sort_keys=True) == mpk.packb({"a": 2, "b": 1})
