@@ -60,7 +60,13 @@ void mpk_stream_feed(mpk_stream *s, const void *data, size_t len) {
 }
 
 mpk_error mpk_stream_end(mpk_stream *s) {
-    if (s->error.kind != MPK_OK || !s->in_value) return s->error;
+    if (s->error.kind != MPK_OK) return s->error;
+    if (!s->in_value && s->chunk_pos < s->chunk_len) {
+        /* values were left unread in the last chunk: say so rather than drop them silently */
+        fail(s, MPK_ERR_INVALID_ARGUMENT, s->consumed + s->chunk_pos);
+        return s->error;
+    }
+    if (!s->in_value) return s->error;
     /* Report what a one-shot decoder of everything fed would: the first open container whose
      * declared count cannot fit, else the token cut short, else the end of the input. */
     uint64_t total = s->consumed + s->chunk_len;

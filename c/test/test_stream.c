@@ -132,6 +132,13 @@ static void test_errors(void) {
     CHECK(mpk_stream_error(&s).kind == MPK_ERR_INVALID_ARGUMENT);
     mpk_stream_destroy(&s);
 
+    /* ending with values still unread in the chunk is reported, not silently dropped */
+    mpk_stream_init(&s);
+    mpk_stream_feed(&s, buf, n);
+    CHECK(mpk_stream_next(&s, &v, &len) == 1);
+    CHECK(mpk_stream_end(&s).kind == MPK_ERR_INVALID_ARGUMENT && mpk_stream_error(&s).offset == 1);
+    mpk_stream_destroy(&s);
+
     /* a timestamp split in the middle of its payload is still checked */
     n = hex_decode("d7ff ffffffff00000000", buf);
     mpk_stream_init(&s);

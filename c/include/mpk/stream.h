@@ -72,8 +72,9 @@ void mpk_stream_feed(mpk_stream *s, const void *data, size_t len);
  *  error (see mpk_stream_error()). */
 int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
 
-/** The input has ended: MPK_ERR_TRUNCATED (at the total length fed) if a value is incomplete.
- *  Returns the stream's error. */
+/** The input has ended: MPK_ERR_TRUNCATED if a value is incomplete (at the offset a one-shot
+ *  decoder of everything fed would report), MPK_ERR_INVALID_ARGUMENT if mpk_stream_next() was not
+ *  called until it returned 0. Returns the stream's error. */
 mpk_error mpk_stream_end(mpk_stream *s);
 
 /** The first error ({MPK_OK, 0} while fine). */
