@@ -226,10 +226,19 @@ MPK__INLINE void mpk_write_map(mpk_writer *w, uint32_t count) {
 /** str of `len` bytes (written as given; not checked for UTF-8). len > 2^32-1 is
  *  MPK_ERR_INVALID_ARGUMENT. */
 MPK__INLINE void mpk_write_str(mpk_writer *w, const void *data, size_t len) {
-    if (len <= 31 && (size_t)(w->end - w->pos) > len) {
+    size_t room = (size_t)(w->end - w->pos);
+    if (len <= 31 && room > len) {
         *w->pos = (uint8_t)(0xa0 | len);
         if (len) memcpy(w->pos + 1, data, len); /* data may be NULL when len is 0 */
         w->pos += 1 + len;
+        return;
+    }
+    if (len <= 0xff && room >= len + 2 && len < 128) {
+        /* str 8 up to 127 bytes stays inline (keys and short texts); longer bodies are copy-bound */
+        w->pos[0] = 0xd9;
+        w->pos[1] = (uint8_t)len;
+        memcpy(w->pos + 2, data, len);
+        w->pos += 2 + len;
         return;
     }
     mpk__write_str_slow(w, data, len);
