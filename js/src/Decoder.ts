@@ -9,6 +9,7 @@ import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { lookupKey } from "./keyCache.js";
+import { BATCH_MIN_INPUT, batchCount, batchOffsets, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
   Partial<{
@@ -83,6 +84,9 @@ let exact = false;
 let timestampAsDate = true;
 let extDecoders: ExtensionCodec["decoders"] | undefined;
 let busy = false;
+/** True while the outermost decode reads strs from the str batch; batchNext is the next entry. */
+let batching = false;
+let batchNext = 0;
 /** For streams: after a truncated error, the input length that retrying needs at least. */
 let truncatedNeed = 0;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
@@ -124,10 +128,20 @@ export class Decoder {
     busy = true;
     try {
       this.begin(toBytes(input), 0);
+      // the str batch is shared module state: only the outermost decode uses it
+      if (!saved && end >= BATCH_MIN_INPUT) {
+        batchStrs(buf, 0, end);
+        batchNext = 0;
+        batching = batchCount > 0;
+      }
       const value = read(0);
       if (pos < end) fail("trailing_bytes", pos);
       return value;
     } finally {
+      if (batching) {
+        batching = false;
+        clearBatch();
+      }
       if (saved) restore(saved);
       else busy = false;
     }
@@ -367,6 +381,14 @@ function readStr(head: number, n: number): unknown {
   if (n > end - pos) return truncated(head, pos + n);
   const start = pos;
   pos += n;
+  if (batching) {
+    // entries before this str belong to keys taken from the key cache
+    while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
+    if (batchNext < batchCount && batchStarts[batchNext] === start) {
+      const at = batchOffsets[batchNext++]!;
+      return batchText.slice(at, at + n); // ASCII: valid in every utf8 mode
+    }
+  }
   if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, false);
   const s = decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, true);
   if (!lastUtf8Invalid) return s;

@@ -33,6 +33,17 @@ test("random values round-trip", () => {
   );
 });
 
+test("large random values round-trip (the str batch is used above 1 KiB)", () => {
+  const str = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme-ascii", minLength: 9, maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 20 }));
+  const record = fc.dictionary(fc.string({ maxLength: 20 }), fc.oneof(str, fc.integer(), fc.array(str, { maxLength: 5 }), fc.uint8Array({ maxLength: 20 })), { maxKeys: 12 });
+  fc.assert(
+    fc.property(fc.array(record, { minLength: 20, maxLength: 80 }), (v) => {
+      assert.deepStrictEqual(decode(encode(v)), normalizeExpected(v));
+    }),
+    { numRuns: 300 },
+  );
+});
+
 /** What decoding gives back for a value: bigints that a number holds exactly come back as numbers (int64 "auto"). */
 function normalizeExpected(v: unknown): unknown {
   if (typeof v === "bigint") return Number(v) === Number(v) && BigInt(Number(v)) === v ? Number(v) : v;
