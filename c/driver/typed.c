@@ -138,7 +138,7 @@ int typed_encode_kv(const mpk_node *k, const mpk_node *v, mpk_writer *w) {
     } else if (key_is(k, "ext")) {
         if (v->type != MPK_ARRAY || v->len != 2) return 0;
         const mpk_node *type = v + 1, *hex = mpk_node_next(type);
-        if (!integer_of(type, &neg, &mag) || type->type == MPK_STR) return 0;
+        if (!integer_of(type, &neg, &mag)) return 0; /* any integer may come as a decimal string */
         if (neg ? mag > 128 : mag > 127) return 0;
         uint8_t *buf;
         long len = hex_member(hex, &buf);
@@ -150,8 +150,15 @@ int typed_encode_kv(const mpk_node *k, const mpk_node *v, mpk_writer *w) {
         const mpk_node *sec = v + 1, *nsec = mpk_node_next(sec);
         if (!integer_of(sec, &neg, &mag)) return 0;
         if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX) return 0;
-        if (nsec->type != MPK_UINT || nsec->v.u > 999999999u) return 0;
-        mpk_write_timestamp(w, neg ? (int64_t)(0 - mag) : (int64_t)mag, (uint32_t)nsec->v.u);
+        int nsec_neg;
+        uint64_t nsec_value;
+        if (!integer_of(nsec, &nsec_neg, &nsec_value)) return 0;
+        if (nsec_neg || nsec_value > 999999999u) {
+            /* a well-formed request for a timestamp that cannot exist */
+            mpk_writer_flag_error(w, MPK_ERR_INVALID_TIMESTAMP);
+            return 1;
+        }
+        mpk_write_timestamp(w, neg ? (int64_t)(0 - mag) : (int64_t)mag, (uint32_t)nsec_value);
     } else if (key_is(k, "typed_array")) {
         if (v->type != MPK_ARRAY) return 0;
         mpk_write_array(w, v->len);
