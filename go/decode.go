@@ -632,9 +632,13 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		} else {
 			// Grow allocates the backing array in place; reflect.MakeSlice would also put a
 			// slice header on the heap, one more allocation per slice.
-			v.SetLen(0)
-			v.Grow(n)
-			v.SetLen(n)
+			if n == 0 {
+				v.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+			} else {
+				v.SetLen(0)
+				v.Grow(n)
+				v.SetLen(n)
+			}
 		}
 		d.depth++
 		if elemIsString {

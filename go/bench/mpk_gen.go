@@ -30,8 +30,14 @@ func (z *Product) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x85\xa2id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa4name"...)
@@ -150,8 +156,14 @@ func (z *Tweet) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Tweet) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Tweet) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Tweet) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x8e\xaacreated_at"...)
 	o = mpk.AppendString(o, string(z.CreatedAt))
 	o = append(o, "\xa2id"...)
@@ -167,7 +179,7 @@ func (z *Tweet) MarshalMsg(b []byte) (o []byte, err error) {
 	o = append(o, "\xb5in_reply_to_status_id"...)
 	o = mpk.AppendInt(o, int64(z.InReplyToStatusId))
 	o = append(o, "\xa4user"...)
-	if o, err = z.User.MarshalMsg(o); err != nil {
+	if o, err = z.User.mpkAppend(o); err != nil {
 		return b, err
 	}
 	o = append(o, "\xadretweet_count"...)
@@ -181,7 +193,7 @@ func (z *Tweet) MarshalMsg(b []byte) (o []byte, err error) {
 	o = append(o, "\xa4lang"...)
 	o = mpk.AppendString(o, string(z.Lang))
 	o = append(o, "\xa8entities"...)
-	if o, err = z.Entities.MarshalMsg(o); err != nil {
+	if o, err = z.Entities.mpkAppend(o); err != nil {
 		return b, err
 	}
 	return o, err
@@ -312,8 +324,14 @@ func (z *User) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *User) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *User) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *User) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\xde\x00\x10\xa2id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa6id_str"...)
@@ -494,15 +512,21 @@ func (z *Entities) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Entities) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Entities) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x83\xa8hashtags"...)
 	if z.Hashtags == nil {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Hashtags)))
 		for i8 := range z.Hashtags {
-			if o, err = z.Hashtags[i8].MarshalMsg(o); err != nil {
+			if o, err = z.Hashtags[i8].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -513,7 +537,7 @@ func (z *Entities) MarshalMsg(b []byte) (o []byte, err error) {
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.UserMentions)))
 		for i9 := range z.UserMentions {
-			if o, err = z.UserMentions[i9].MarshalMsg(o); err != nil {
+			if o, err = z.UserMentions[i9].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -524,7 +548,7 @@ func (z *Entities) MarshalMsg(b []byte) (o []byte, err error) {
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Urls)))
 		for i10 := range z.Urls {
-			if o, err = z.Urls[i10].MarshalMsg(o); err != nil {
+			if o, err = z.Urls[i10].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -648,8 +672,14 @@ func (z *Hashtag) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Hashtag) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Hashtag) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x82\xa4text"...)
 	o = mpk.AppendString(o, string(z.Text))
 	o = append(o, "\xa7indices"...)
@@ -744,8 +774,14 @@ func (z *Mention) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Mention) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Mention) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x84\xabscreen_name"...)
 	o = mpk.AppendString(o, string(z.ScreenName))
 	o = append(o, "\xa4name"...)
@@ -854,8 +890,14 @@ func (z *URL) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *URL) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *URL) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x84\xa3url"...)
 	o = mpk.AppendString(o, string(z.Url))
 	o = append(o, "\xacexpanded_url"...)

@@ -10,7 +10,7 @@ cd "$here"
 go mod download
 tmp="$(mktemp)"
 trap 'rm -f "$tmp"' EXIT
-go run ./cmd/report -rounds "${ROUNDS:-9}" -benchtime "${BENCHTIME:-300ms}" > "$tmp"
+go run ./cmd/report -rounds "${ROUNDS:-21}" -benchtime "${BENCHTIME:-100ms}" > "$tmp"
 {
   echo "## Go (mpk.dev/go/mpk)"
   echo

@@ -262,8 +262,12 @@ func (g *gen) structMethods(nt *types.Named) {
 	g.printf("return s\n}\n")
 
 	// MarshalMsg
-	g.printf("\n// MarshalMsg appends the MessagePack encoding of z to b.\nfunc (z *%s) MarshalMsg(b []byte) (o []byte, err error) {\n", tn)
-	g.printf("o = mpk.Grow(b, z.Msgsize())\n")
+	g.printf("\n// MarshalMsg appends the MessagePack encoding of z to b.\nfunc (z *%s) MarshalMsg(b []byte) ([]byte, error) {\n", tn)
+	g.printf("return z.mpkAppend(mpk.Grow(b, z.Msgsize()))\n}\n")
+	g.printf("\n// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their\n")
+	g.printf("// outermost struct made, instead of sizing themselves again.\n")
+	g.printf("func (z *%s) mpkAppend(b []byte) (o []byte, err error) {\n", tn)
+	g.printf("o = b\n")
 	dynamic := false
 	for _, f := range fields {
 		if !asArray && (f.omitEmpty || f.omitZero) && g.emptyCond(f) != "" {
@@ -480,7 +484,7 @@ func (g *gen) encode(x string, t types.Type, addressable bool) {
 			g.printf("%s := %s\n", v, x)
 			x = v
 		}
-		g.printf("if o, err = %s.MarshalMsg(o); err != nil {\nreturn b, err\n}\n", x)
+		g.printf("if o, err = %s.mpkAppend(o); err != nil {\nreturn b, err\n}\n", x)
 		return
 	}
 	switch u := t.Underlying().(type) {
@@ -533,7 +537,7 @@ func (g *gen) encode(x string, t types.Type, addressable bool) {
 	case *types.Pointer:
 		g.printf("if %s == nil {\no = mpk.AppendNil(o)\n} else {\n", x)
 		if n, ok := u.Elem().(*types.Named); ok && g.generated[n] {
-			g.printf("if o, err = %s.MarshalMsg(o); err != nil {\nreturn b, err\n}\n", x)
+			g.printf("if o, err = %s.mpkAppend(o); err != nil {\nreturn b, err\n}\n", x)
 		} else {
 			g.encode("(*"+x+")", u.Elem(), true)
 		}

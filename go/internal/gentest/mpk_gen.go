@@ -30,8 +30,14 @@ func (z *Product) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Product) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x85\xa2Id"...)
 	o = mpk.AppendInt(o, int64(z.Id))
 	o = append(o, "\xa4Name"...)
@@ -216,8 +222,14 @@ func (z *Mixed) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Mixed) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	n := 26
 	if z.Base.Note == "" {
 		n--
@@ -283,7 +295,7 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Items)))
 		for i14 := range z.Items {
-			if o, err = z.Items[i14].MarshalMsg(o); err != nil {
+			if o, err = z.Items[i14].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -292,7 +304,7 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 	if z.Ptr == nil {
 		o = mpk.AppendNil(o)
 	} else {
-		if o, err = z.Ptr.MarshalMsg(o); err != nil {
+		if o, err = z.Ptr.mpkAppend(o); err != nil {
 			return b, err
 		}
 	}
@@ -324,7 +336,7 @@ func (z *Mixed) MarshalMsg(b []byte) (o []byte, err error) {
 		for _, k18 := range keys17 {
 			o = mpk.AppendString(o, string(k18))
 			v19 := z.Named[k18]
-			if o, err = v19.MarshalMsg(o); err != nil {
+			if o, err = v19.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -673,8 +685,14 @@ func (z *Item) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Item) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Item) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Item) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	n := 2
 	if z.Qty == 0 {
 		n--
@@ -742,8 +760,14 @@ func (z *Point) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Point) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Point) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Point) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	o = append(o, "\x92"...)
 	o = mpk.AppendFloat64(o, float64(z.X))
 	o = mpk.AppendFloat64(o, float64(z.Y))
@@ -797,8 +821,14 @@ func (z *Base) Msgsize() (s int) {
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
-func (z *Base) MarshalMsg(b []byte) (o []byte, err error) {
-	o = mpk.Grow(b, z.Msgsize())
+func (z *Base) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Base) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
 	n := 2
 	if z.Note == "" {
 		n--
