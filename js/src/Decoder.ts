@@ -9,7 +9,7 @@ import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { lookupKey } from "./keyCache.js";
-import { BATCH_MIN_INPUT, batchCount, batchOffsets, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
+import { BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
   Partial<{
@@ -385,8 +385,10 @@ function readStr(head: number, n: number): unknown {
     // entries before this str belong to keys taken from the key cache
     while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
     if (batchNext < batchCount && batchStarts[batchNext] === start) {
-      const at = batchOffsets[batchNext++]!;
-      return batchText.slice(at, at + n); // ASCII: valid in every utf8 mode
+      // valid UTF-8: the same in every utf8 mode
+      const at = batchOffsets[batchNext]!;
+      const stop = batchEnds[batchNext++]!;
+      return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
     }
   }
   if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, false);

@@ -1,9 +1,11 @@
 // The str batch: before a one-shot decode of a large input, one linear pass over its tokens finds
-// every ASCII str of at least BATCH_MIN_BYTES bytes, copies their payloads end to end into one
+// every str of at least BATCH_MIN_BYTES bytes, copies their payloads end to end into one
 // buffer and turns that into a single string with one TextDecoder call. The decoder then takes
 // each of those strs as a slice of that string, in the same order. One platform call instead of
 // one per string, and slices are cheap; this is how pure JavaScript keeps up with JSON.parse on
 // string-heavy documents (measured with js/bench, Node 20 and Chromium).
+// Non-ASCII strs are batched when every batched payload turns out to be valid UTF-8 (no U+FFFD
+// in the result), else the pass runs again for ASCII strs only.
 // Slices may keep the batch string alive as long as any of them lives (at most the input's size).
 // The pass never throws: on anything malformed it stops, and the decoder reports the error.
 
@@ -12,36 +14,62 @@ export const BATCH_MIN_BYTES = 9;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
 
-let scratch = new Uint8Array(0);
+let asciiScratch = new Uint8Array(0);
+let otherScratch = new Uint8Array(0);
 /** payload offsets in the input of the batched strs, in input order */
 export let batchStarts = new Int32Array(0);
-/** their offsets in batchText */
+/** where each one starts in its text; non-ASCII ones are stored as -1 - offset in batchOtherText */
 export let batchOffsets = new Int32Array(0);
+/** where each one ends in its text */
+export let batchEnds = new Int32Array(0);
 export let batchCount = 0;
+/** the ASCII strs (a one-byte string: slices of it stay one-byte) */
 export let batchText = "";
+/** the other strs (two-byte), kept apart so that ASCII slices do not become two-byte strings */
+export let batchOtherText = "";
 let textDecoder: TextDecoder | undefined;
+let asciiOnly = false;
+let otherValid = true;
 
 export function clearBatch(): void {
   batchCount = 0;
   batchText = "";
+  batchOtherText = "";
 }
 
 /** Fills the batch from buf[from, end). */
 export function batchStrs(buf: Uint8Array, from: number, end: number): void {
+  asciiOnly = false;
+  scan(buf, from, end);
+  if (!otherValid) {
+    asciiOnly = true;
+    scan(buf, from, end);
+  }
+}
+
+function scan(buf: Uint8Array, from: number, end: number): void {
   const size = end - from;
-  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  if (asciiScratch.length < size) {
+    asciiScratch = new Uint8Array(Math.max(size, asciiScratch.length * 2));
+    otherScratch = new Uint8Array(asciiScratch.length);
+  }
   const maxStrs = Math.ceil(size / (BATCH_MIN_BYTES + 1));
   if (batchStarts.length < maxStrs) {
     batchStarts = new Int32Array(Math.max(maxStrs, batchStarts.length * 2));
     batchOffsets = new Int32Array(batchStarts.length);
+    batchEnds = new Int32Array(batchStarts.length);
   }
-  const out = scratch;
+  const ascii = asciiScratch;
+  const other = otherScratch;
   const starts = batchStarts;
   const offsets = batchOffsets;
+  const ends = batchEnds;
   let q = 0;
-  let w = 0;
+  let wa = 0; // bytes in ascii (= its UTF-16 units)
+  let wo = 0; // bytes in other
+  let units = 0; // UTF-16 units in other, if its payloads are valid UTF-8
   let p = from;
-  while (p < end) {
+  scanning: while (p < end) {
     const h = buf[p]!;
     let len: number;
     if (h < 0xa0 || h >= 0xe0) {
@@ -54,77 +82,94 @@ export function batchStrs(buf: Uint8Array, from: number, end: number): void {
     } else {
       switch (h) {
         case 0xd9: // str 8
-          if (p + 2 > end) return finish(q, w);
+          if (p + 2 > end) break scanning;
           len = buf[p + 1]!;
           p += 2;
           break;
         case 0xda: // str 16
-          if (p + 3 > end) return finish(q, w);
+          if (p + 3 > end) break scanning;
           len = (buf[p + 1]! << 8) | buf[p + 2]!;
           p += 3;
           break;
         case 0xdb: // str 32
-          if (p + 5 > end) return finish(q, w);
+          if (p + 5 > end) break scanning;
           len = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
           p += 5;
           break;
         case 0xc4: // bin 8, 16, 32: skip the payload
-          if (p + 2 > end) return finish(q, w);
+          if (p + 2 > end) break scanning;
           p += 2 + buf[p + 1]!;
           continue;
         case 0xc5:
-          if (p + 3 > end) return finish(q, w);
+          if (p + 3 > end) break scanning;
           p += 3 + ((buf[p + 1]! << 8) | buf[p + 2]!);
           continue;
         case 0xc6:
-          if (p + 5 > end) return finish(q, w);
+          if (p + 5 > end) break scanning;
           p += 5 + (((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0);
           continue;
         case 0xc7: // ext 8, 16, 32: length, type, payload
-          if (p + 2 > end) return finish(q, w);
+          if (p + 2 > end) break scanning;
           p += 3 + buf[p + 1]!;
           continue;
         case 0xc8:
-          if (p + 3 > end) return finish(q, w);
+          if (p + 3 > end) break scanning;
           p += 4 + ((buf[p + 1]! << 8) | buf[p + 2]!);
           continue;
         case 0xc9:
-          if (p + 5 > end) return finish(q, w);
+          if (p + 5 > end) break scanning;
           p += 6 + (((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0);
           continue;
         case 0xc1:
-          return finish(q, w); // invalid: the decoder reports it
+          break scanning; // invalid: the decoder reports it
         default:
           p += FIXED_SIZE[h - 0xc0]!; // nil, bool, numbers, fixext, array/map 16/32 headers
           continue;
       }
     }
     const stop = p + len;
-    if (stop > end) return finish(q, w);
+    if (stop > end) break;
     if (len >= BATCH_MIN_BYTES) {
       let i = p;
-      let o = w;
+      let o = wa;
       for (; i < stop; i++) {
         const c = buf[i]!;
         if (c >= 0x80) break;
-        out[o++] = c;
+        ascii[o++] = c;
       }
       if (i === stop) {
         starts[q] = p;
-        offsets[q] = w;
+        offsets[q] = wa;
+        ends[q] = o;
         q++;
-        w = o;
+        wa = o;
+      } else if (!asciiOnly && (buf[p]! & 0xc0) !== 0x80) {
+        // A payload that starts with a continuation byte could join the one before it: left out.
+        let u = units;
+        let k = wo;
+        for (i = p; i < stop; i++) {
+          const c = buf[i]!;
+          other[k++] = c;
+          // UTF-16 units of valid UTF-8: one per byte that is not a continuation, two for 4-byte sequences
+          if ((c & 0xc0) !== 0x80) u += c >= 0xf0 ? 2 : 1;
+        }
+        starts[q] = p;
+        offsets[q] = -1 - units;
+        ends[q] = u;
+        q++;
+        wo = k;
+        units = u;
       }
     }
     p = stop;
   }
-  finish(q, w);
-}
-
-function finish(count: number, length: number): void {
-  batchCount = count;
+  batchCount = q;
   textDecoder ??= new TextDecoder();
-  batchText = count > 0 ? textDecoder.decode(scratch.subarray(0, length)) : "";
+  batchText = wa > 0 ? textDecoder.decode(ascii.subarray(0, wa)) : "";
+  batchOtherText = wo > 0 ? textDecoder.decode(other.subarray(0, wo)) : "";
+  // The other payloads were each valid UTF-8 only if nothing was replaced and the lengths agree;
+  // if not (or a payload holds a real U+FFFD), the caller scans again for ASCII strs only.
+  otherValid = wo === 0 || (batchOtherText.length === units && batchOtherText.indexOf("\ufffd") === -1);
 }
 
 /** Token sizes (head included) of the fixed-size heads 0xc0..0xdf; strs, bins and exts are handled apart. */

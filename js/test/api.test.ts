@@ -104,6 +104,22 @@ describe("reader", () => {
     const s = decode(Uint8Array.from([0xda, 1, 44, ...long])) as string;
     assert.equal(s, "a".repeat(150) + "\ufffd\ufffd" + "a".repeat(148));
   });
+  test("large inputs (the str batch) decode strs exactly as small ones do", () => {
+    const bad = new RawStr(Uint8Array.from([0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xff, 0x69])); // invalid UTF-8
+    const cut = new RawStr(Uint8Array.from([0xe3, 0x81, 0x82, 0xe3, 0x81, 0x82, 0xe3, 0x81, 0x82, 0xe3])); // ends mid-sequence
+    const cont = new RawStr(Uint8Array.from([0x82, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69])); // starts with a continuation
+    const texts = ["plain ascii text", "こんにちは世界、こんにちは", "emoji 😀😀 and more", "a real \ufffd replacement", "x".repeat(300)];
+    const small = [...texts, bad, cut, cont];
+    const big = Array.from({ length: 40 }, () => small).flat();
+    for (const utf8 of ["replace", "raw"] as const) {
+      const one = small.map((v) => decode(encode(v), { utf8 }));
+      const many = decode(encode(big), { utf8 }) as unknown[];
+      assert.deepEqual(many, Array.from({ length: 40 }, () => one).flat(), utf8);
+    }
+    const okBig = Array.from({ length: 40 }, () => texts).flat();
+    assert.deepEqual(decode(encode(okBig), { utf8: "strict" }), okBig);
+    assert.deepEqual(errorOf(() => decode(encode([...okBig, bad]), { utf8: "strict" })).kind, "invalid_utf8");
+  });
   test("maps: object by default, Map on request, Map whenever a key is not a str", () => {
     const m = encode(new Map<unknown, unknown>([["a", 1], [2, "b"]]));
     const got = decode(m);
