@@ -606,7 +606,8 @@ func interfaceDecoder(d *decodeState, v reflect.Value) error {
 func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 	var elemDec decoderFunc
 	var once sync.Once
-	elemIsString := t.Elem().Kind() == reflect.String && !implementsAny(t.Elem())
+	elemOp := opFor(t.Elem())
+	elemSize := t.Elem().Size()
 	return func(d *decodeState, v reflect.Value) error {
 		h := d.off
 		tk, err := d.head()
@@ -641,9 +642,11 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			}
 		}
 		d.depth++
-		if elemIsString {
+		if elemOp != opGeneric && n > 0 {
+			// Elements of a plain kind are written through their address, as struct fields are.
+			p := v.UnsafePointer()
 			for i := 0; i < n; i++ {
-				if err := stringDecoder(d, v.Index(i)); err != nil {
+				if err := decodeOp(d, elemOp, unsafe.Add(p, uintptr(i)*elemSize), t.Elem()); err != nil {
 					return err
 				}
 			}

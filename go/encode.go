@@ -456,24 +456,39 @@ func newSliceEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 }
 
 func newArrayEncoder(t reflect.Type, flags codecFlags) encoderFunc {
-	if t.Elem().Kind() == reflect.String && !implementsAny(t.Elem()) {
-		return func(e *encodeState, v reflect.Value) {
-			n := v.Len()
-			e.buf = AppendArrayHeader(e.buf, uint32(n))
-			for i := 0; i < n; i++ {
-				e.buf = AppendString(e.buf, v.Index(i).String())
-			}
-		}
-	}
 	var elemEnc encoderFunc
 	var once sync.Once
-	return func(e *encodeState, v reflect.Value) {
+	generic := func(e *encodeState, v reflect.Value) {
 		once.Do(func() { elemEnc = typeEncoder(t.Elem(), flags) })
 		n := v.Len()
 		e.buf = AppendArrayHeader(e.buf, uint32(n))
 		for i := 0; i < n; i++ {
 			elemEnc(e, v.Index(i))
 		}
+	}
+	op := opFor(t.Elem())
+	if op == opGeneric {
+		return generic
+	}
+	// Elements of a plain kind are read through their address, as struct fields are.
+	size := t.Elem().Size()
+	return func(e *encodeState, v reflect.Value) {
+		var p unsafe.Pointer
+		switch {
+		case v.Kind() == reflect.Slice:
+			p = v.UnsafePointer()
+		case v.CanAddr():
+			p = v.Addr().UnsafePointer()
+		default:
+			generic(e, v)
+			return
+		}
+		n := v.Len()
+		buf := AppendArrayHeader(e.buf, uint32(n))
+		for i := 0; i < n; i++ {
+			buf, _ = encodeOp(buf, op, unsafe.Add(p, uintptr(i)*size))
+		}
+		e.buf = buf
 	}
 }
 
