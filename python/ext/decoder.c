@@ -466,6 +466,15 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
                     return PyLong_FromUnsignedLong(mpk__load32(h + 1));
                 }
                 break;
+            case 0xd9:
+                if (LIKELY(left >= 2)) {
+                    Py_ssize_t n = h[1];
+                    if (LIKELY(n <= left - 2 && n <= d->o->max_str)) {
+                        d->p = h + 2 + n;
+                        return make_str(d, h, h + 2, n);
+                    }
+                }
+                break;
             case 0xcf:
                 if (LIKELY(left >= 9)) {
                     d->p = h + 9;
@@ -552,6 +561,22 @@ static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
     return k;
 }
 
+/* Inserts into a dict; a str key's hash is already in the object (every key from the key cache
+ * has one), so on the versions that export it the insert skips the hash call. */
+MPK__INLINE int dict_set(PyObject *dict, PyObject *k, PyObject *v)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    if (PyUnicode_CheckExact(k)) {
+        Py_hash_t hash = ((PyASCIIObject *)k)->hash;
+        if (hash != -1) return _PyDict_SetItem_KnownHash(dict, k, v, hash);
+    }
+#endif
+    return PyDict_SetItem(dict, k, v);
+}
+
+#ifndef MPKPY_NEW_DICT
+#define MPKPY_NEW_DICT(n) _PyDict_NewPresized(n)
+#endif
 static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
@@ -575,7 +600,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         Py_DECREF(pairs);
         return r;
     }
-    PyObject *dict = _PyDict_NewPresized(n);
+    PyObject *dict = MPKPY_NEW_DICT(n);
     if (!dict) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *k = decode_key(d, depth + 1);
@@ -585,7 +610,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
             Py_DECREF(k);
             goto fail;
         }
-        int rc = PyDict_SetItem(dict, k, v);
+        int rc = dict_set(dict, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
         if (UNLIKELY(rc < 0)) goto fail;
