@@ -90,6 +90,69 @@ static void random_value(mpk_writer *w, int depth) {
     }
 }
 
+typedef struct sink {
+    uint8_t *data;
+    size_t len, cap;
+} sink;
+
+static int sink_flush(void *ctx, const void *data, size_t len) {
+    sink *k = (sink *)ctx;
+    if (k->len + len > k->cap) return -1;
+    memcpy(k->data + k->len, data, len);
+    k->len += len;
+    return 0;
+}
+
+/* Replays the generator from `seed` into every other output and compares with `want`: a fixed
+ * buffer of exactly the size (same bytes), one byte short (buffer_full), a flush writer with a
+ * 64-byte stage, and reference chunks. */
+static void check_outputs(uint64_t seed, const uint8_t *want, size_t len, int i) {
+    static uint8_t fixed[400000], flushed[400000];
+    mpk_writer w;
+    uint64_t after;
+    if (len > sizeof fixed) {
+        /* too big for the scratch buffers: only move the generator past it */
+        rng = seed;
+        mpk_writer_init_growable(&w, 0);
+        random_value(&w, 0);
+        mpk_writer_destroy(&w);
+        return;
+    }
+    rng = seed;
+    mpk_writer_init_buf(&w, fixed, len);
+    random_value(&w, 0);
+    after = rng;
+    CHECK_MSG(mpk_writer_finish(&w) == MPK_OK && mpk_writer_size(&w) == len && memcmp(fixed, want, len) == 0,
+              "value %d: exact fixed buffer", i);
+    rng = seed;
+    mpk_writer_init_buf(&w, fixed, len - 1);
+    random_value(&w, 0);
+    CHECK_MSG(mpk_writer_finish(&w) == MPK_ERR_BUFFER_FULL, "value %d: one byte short", i);
+
+    sink k = {flushed, 0, sizeof flushed};
+    uint8_t stage[64];
+    rng = seed;
+    mpk_writer_init_flush(&w, stage, sizeof stage, sink_flush, &k);
+    random_value(&w, 0);
+    CHECK_MSG(mpk_writer_finish(&w) == MPK_OK && k.len == len && memcmp(flushed, want, len) == 0,
+              "value %d: flush writer", i);
+    mpk_writer_destroy(&w);
+
+    rng = seed;
+    mpk_writer_init_chunks(&w, 16);
+    random_value(&w, 0);
+    const mpk_chunk *chunks;
+    size_t n, at = 0;
+    int same = mpk_writer_finish(&w) == MPK_OK && mpk_writer_chunks(&w, &chunks, &n);
+    for (size_t c = 0; same && c < n; c++) {
+        same = at + chunks[c].len <= len && memcmp(want + at, chunks[c].data, chunks[c].len) == 0;
+        at += chunks[c].len;
+    }
+    CHECK_MSG(same && at == len, "value %d: reference chunks", i);
+    mpk_writer_destroy(&w);
+    rng = after;
+}
+
 /* Re-encodes a buffer token by token through the pull reader. */
 static int reencode_with_reader(const uint8_t *data, size_t len, mpk_writer *out) {
     mpk_reader r;
@@ -133,7 +196,9 @@ int main(void) {
 
     for (int i = 0; i < VALUES; i++) {
         mpk_writer_reset(&one);
+        uint64_t seed = rng;
         random_value(&one, 0);
+        check_outputs(seed, mpk_writer_data(&one), mpk_writer_size(&one), i);
         const uint8_t *bytes = mpk_writer_data(&one);
         size_t len = mpk_writer_size(&one);
         starts[i] = mpk_writer_size(&all);
