@@ -1,6 +1,8 @@
 /* common.c — error and type names, default limits, UTF-8 validation. */
 #include "mpk/common.h"
 
+#include <stdio.h>
+
 const char *mpk_version(void) { return MPK_VERSION_STRING; }
 
 const char *mpk_error_name(mpk_error_kind kind) {
@@ -21,6 +23,11 @@ const char *mpk_error_name(mpk_error_kind kind) {
     case MPK_ERR_JSON: return "json";
     }
     return "unknown";
+}
+
+int mpk_error_format(mpk_error error, char *buf, size_t size) {
+    return snprintf(buf, size, "%s at byte %llu", mpk_error_name(error.kind),
+                    (unsigned long long)error.offset);
 }
 
 const char *mpk_type_name(mpk_type type) {

@@ -131,7 +131,18 @@ static void test_errors(void) {
     ERR("c7 04 ff 00000001", MPK_OK, 0);
 }
 
+static void test_messages(void) {
+    char buf[64];
+    mpk_error e = read_all("92 01", NULL, 0);
+    CHECK(mpk_error_format(e, buf, sizeof buf) == 19 && strcmp(buf, "truncated at byte 0") == 0);
+    e = read_all("c0 c0", NULL, 0);
+    mpk_error_format(e, buf, sizeof buf);
+    CHECK(strcmp(buf, "trailing_bytes at byte 1") == 0);
+    CHECK(mpk_error_format(e, buf, 5) == 24 && strcmp(buf, "trai") == 0);
+}
+
 int main(void) {
+    test_messages();
     test_tags();
     test_expect_calls();
     test_errors();

@@ -107,6 +107,10 @@ typedef struct mpk_error {
 /** The spec spelling of a kind ("truncated", "invalid_byte", ...); "ok" for MPK_OK; never NULL. */
 const char *mpk_error_name(mpk_error_kind kind);
 
+/** Writes "<name> at byte <offset>" (e.g. "truncated at byte 0") into buf, NUL-terminated and cut
+ *  to size; returns the length the whole message needs, as snprintf does. */
+int mpk_error_format(mpk_error error, char *buf, size_t size);
+
 /* ------------------------------------------------------------------------------------------------
  * Limits (Public)
  * ----------------------------------------------------------------------------------------------*/
