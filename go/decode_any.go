@@ -1,6 +1,7 @@
 package mpk
 
 import (
+	"encoding/binary"
 	"math"
 	"reflect"
 	"time"
@@ -22,6 +23,12 @@ func (d *decodeState) decodeAny() (any, error) {
 				d.off = end
 				return d.str(data[h+1 : end]), nil
 			}
+		}
+		// Floats fill numeric documents (canada.json is mostly float 64 pairs): read them here
+		// rather than through head's switch.
+		if c == mFloat64 && h+9 <= len(data) {
+			d.off = h + 9
+			return math.Float64frombits(binary.BigEndian.Uint64(data[h+1:])), nil
 		}
 	}
 	t, err := d.head()
