@@ -130,7 +130,7 @@ export class Decoder {
       this.begin(toBytes(input), 0);
       // the str batch is shared module state: only the outermost decode uses it
       if (!saved && end >= BATCH_MIN_INPUT) {
-        batchStrs(buf, 0, end);
+        batchStrs(buf, view, 0, end);
         batchNext = 0;
         batching = batchCount > 0;
       }

@@ -15,6 +15,7 @@ export const BATCH_MIN_BYTES = 9;
 export const BATCH_MIN_INPUT = 1024;
 
 let asciiScratch = new Uint8Array(0);
+let asciiScratchView = new DataView(asciiScratch.buffer);
 let otherScratch = new Uint8Array(0);
 /** payload offsets in the input of the batched strs, in input order */
 export let batchStarts = new Int32Array(0);
@@ -38,19 +39,20 @@ export function clearBatch(): void {
 }
 
 /** Fills the batch from buf[from, end). */
-export function batchStrs(buf: Uint8Array, from: number, end: number): void {
+export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: number): void {
   asciiOnly = false;
-  scan(buf, from, end);
+  scan(buf, view, from, end);
   if (!otherValid) {
     asciiOnly = true;
-    scan(buf, from, end);
+    scan(buf, view, from, end);
   }
 }
 
-function scan(buf: Uint8Array, from: number, end: number): void {
+function scan(buf: Uint8Array, view: DataView, from: number, end: number): void {
   const size = end - from;
   if (asciiScratch.length < size) {
-    asciiScratch = new Uint8Array(Math.max(size, asciiScratch.length * 2));
+    asciiScratch = new Uint8Array(Math.max(size, asciiScratch.length * 2) + 4);
+    asciiScratchView = new DataView(asciiScratch.buffer);
     otherScratch = new Uint8Array(asciiScratch.length);
   }
   const maxStrs = Math.ceil(size / (BATCH_MIN_BYTES + 1));
@@ -60,6 +62,7 @@ function scan(buf: Uint8Array, from: number, end: number): void {
     batchEnds = new Int32Array(batchStarts.length);
   }
   const ascii = asciiScratch;
+  const asciiView = asciiScratchView;
   const other = otherScratch;
   const starts = batchStarts;
   const offsets = batchOffsets;
@@ -132,6 +135,15 @@ function scan(buf: Uint8Array, from: number, end: number): void {
     if (len >= BATCH_MIN_BYTES) {
       let i = p;
       let o = wa;
+      // four bytes at a time while they are ASCII, then byte by byte
+      const stop4 = stop - 3;
+      while (i < stop4) {
+        const x = view.getInt32(i, true);
+        if ((x & 0x80808080) !== 0) break;
+        asciiView.setInt32(o, x, true);
+        i += 4;
+        o += 4;
+      }
       for (; i < stop; i++) {
         const c = buf[i]!;
         if (c >= 0x80) break;
@@ -164,7 +176,7 @@ function scan(buf: Uint8Array, from: number, end: number): void {
     p = stop;
   }
   batchCount = q;
-  textDecoder ??= new TextDecoder();
+  textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
   batchText = wa > 0 ? textDecoder.decode(ascii.subarray(0, wa)) : "";
   batchOtherText = wo > 0 ? textDecoder.decode(other.subarray(0, wo)) : "";
   // The other payloads were each valid UTF-8 only if nothing was replaced and the lengths agree;

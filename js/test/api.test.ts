@@ -120,6 +120,12 @@ describe("reader", () => {
     assert.deepEqual(decode(encode(okBig), { utf8: "strict" }), okBig);
     assert.deepEqual(errorOf(() => decode(encode([...okBig, bad]), { utf8: "strict" })).kind, "invalid_utf8");
   });
+  test("a str that begins with U+FEFF keeps it, short, long and batched", () => {
+    for (const s of ["\ufeffab", "\ufeff" + "x".repeat(100), "\ufeff" + "é".repeat(100)]) {
+      assert.equal(decode(encode(s)), s);
+      assert.deepEqual(decode(encode(Array(100).fill(s))), Array(100).fill(s));
+    }
+  });
   test("maps: object by default, Map on request, Map whenever a key is not a str", () => {
     const m = encode(new Map<unknown, unknown>([["a", 1], [2, "b"]]));
     const got = decode(m);

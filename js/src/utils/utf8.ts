@@ -31,7 +31,7 @@ export function decodeUtf8(bytes: Uint8Array, start: number, end: number, thresh
 }
 
 function decodeLong(bytes: Uint8Array, start: number, end: number, validate: boolean): string {
-  textDecoder ??= new TextDecoder();
+  textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
   const s = textDecoder.decode(bytes.subarray(start, end));
   // TextDecoder replaces silently; a U+FFFD in its output means either a replacement or a real
   // U+FFFD in the input, and only then is the slow path needed to tell which.
