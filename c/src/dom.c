@@ -1,5 +1,8 @@
 /* dom.c — MessagePack into a pre-order node array, without recursion; node lookups, equality,
  * and writing a node back out. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, for mpk__advise_huge (internal.h) */
+#endif
 #include "mpk/dom.h"
 
 #include <stdlib.h>
@@ -49,6 +52,7 @@ int mpk__doc_reserve_nodes(mpk_doc *d, size_t need) {
     if (!nodes) return 0;
     d->nodes = nodes;
     d->cap = cap;
+    mpk__advise_huge(nodes, cap * sizeof *nodes);
     return 1;
 }
 
@@ -58,6 +62,7 @@ int mpk__doc_reserve_bytes(mpk_doc *d, size_t need) {
     if (!bytes) return 0;
     d->bytes = bytes;
     d->bytes_cap = need;
+    mpk__advise_huge(bytes, need);
     return 1;
 }
 

@@ -1,5 +1,8 @@
 /* stream.c — the streaming unpacker. Scans tokens straight from the fed chunk; only a value cut by
  * the chunk's end is gathered into the stream's buffer, each byte copied once as it arrives. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, for mpk__advise_huge (internal.h) */
+#endif
 #include "mpk/stream.h"
 
 #include <stdlib.h>
@@ -97,6 +100,7 @@ static int append(mpk_stream *s, const uint8_t *data, size_t len) {
         if (!buf) return 0;
         s->buf = buf;
         s->buf_cap = cap;
+        mpk__advise_huge(buf, cap);
     }
     if (len) memcpy(s->buf + s->buf_len, data, len);
     s->buf_len += len;

@@ -1,8 +1,13 @@
 /* writer.c — the writer's slow paths: growing, flushing, referencing bodies, heads, timestamps. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, for mpk__advise_huge (internal.h) */
+#endif
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "mpk/writer.h"
+
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,14 +205,16 @@ int mpk_flush_fd(void *ctx, const void *data, size_t len) {
  * ==============================================================================================*/
 
 static int grow(mpk_writer *w, size_t n) {
+    /* no object may exceed PTRDIFF_MAX bytes (pointer differences must stay defined) */
+    const size_t limit = (size_t)PTRDIFF_MAX;
     size_t used = (size_t)(w->pos - w->buf);
     size_t cap = (size_t)(w->cap_end - w->buf);
-    if (n > SIZE_MAX - used) {
+    if (n > limit - used) {
         mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
         return 0;
     }
     size_t want = used + n;
-    size_t new_cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+    size_t new_cap = cap > limit / 2 ? limit : cap * 2;
     if (new_cap < want) new_cap = want;
     if (new_cap < DEFAULT_GROWABLE_CAP) new_cap = DEFAULT_GROWABLE_CAP;
     uint8_t *buf = (uint8_t *)realloc(w->buf, new_cap);
@@ -218,6 +225,7 @@ static int grow(mpk_writer *w, size_t n) {
     w->buf = buf;
     w->pos = buf + used;
     w->end = w->cap_end = buf + new_cap;
+    mpk__advise_huge(buf, new_cap);
     return 1;
 }
 
