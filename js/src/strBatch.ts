@@ -17,6 +17,7 @@ export const BATCH_MIN_INPUT = 1024;
 let asciiScratch = new Uint8Array(0);
 let asciiScratchView = new DataView(asciiScratch.buffer);
 let otherScratch = new Uint8Array(0);
+let otherScratchView = new DataView(otherScratch.buffer);
 /** payload offsets in the input of the batched strs, in input order */
 export let batchStarts = new Int32Array(0);
 /** where each one starts in its text; non-ASCII ones are stored as -1 - offset in batchOtherText */
@@ -54,6 +55,7 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     asciiScratch = new Uint8Array(Math.max(size, asciiScratch.length * 2) + 4);
     asciiScratchView = new DataView(asciiScratch.buffer);
     otherScratch = new Uint8Array(asciiScratch.length);
+    otherScratchView = new DataView(otherScratch.buffer);
   }
   const maxStrs = Math.ceil(size / (BATCH_MIN_BYTES + 1));
   if (batchStarts.length < maxStrs) {
@@ -63,6 +65,7 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
   }
   const ascii = asciiScratch;
   const asciiView = asciiScratchView;
+  const otherView = otherScratchView;
   const other = otherScratch;
   const starts = batchStarts;
   const offsets = batchOffsets;
@@ -157,12 +160,25 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
         wa = o;
       } else if (!asciiOnly && (buf[p]! & 0xc0) !== 0x80) {
         // A payload that starts with a continuation byte could join the one before it: left out.
+        // UTF-16 units of valid UTF-8: one per byte that is not a continuation (10xxxxxx), two
+        // for the lead of a 4-byte sequence (11110xxx). Four bytes at a time while no such lead.
         let u = units;
         let k = wo;
-        for (i = p; i < stop; i++) {
+        i = p;
+        const stop4 = stop - 3;
+        while (i < stop4) {
+          const x = view.getInt32(i, true);
+          const leads = (x & 0xf0f0f0f0) ^ 0xf0f0f0f0; // a zero byte where a byte is >= 0xf0
+          if (((leads - 0x01010101) & ~leads & 0x80808080) !== 0) break;
+          otherView.setInt32(k, x, true);
+          const continuation = x & 0x80808080 & ~(x << 1); // 0x80 in each byte 10xxxxxx
+          u += 4 - (Math.imul((continuation >>> 7) & 0x01010101, 0x01010101) >>> 24);
+          i += 4;
+          k += 4;
+        }
+        for (; i < stop; i++) {
           const c = buf[i]!;
           other[k++] = c;
-          // UTF-16 units of valid UTF-8: one per byte that is not a continuation, two for 4-byte sequences
           if ((c & 0xc0) !== 0x80) u += c >= 0xf0 ? 2 : 1;
         }
         starts[q] = p;
