@@ -37,4 +37,4 @@ driver-python: $(PY_PKG_STAMP)
 
 bench-python: $(PY_PKG_STAMP)
 	@mkdir -p bench/results
-	@$(PY) python/bench/bench.py --rounds 9 --out bench/results/python.md
+	@$(PY) python/bench/bench.py --rounds 21 --out bench/results/python.md

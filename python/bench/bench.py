@@ -210,6 +210,7 @@ def run(rounds, min_time, only):
                     fn, arg = cells[lib][direction]
                     times[(lib, direction)].append(sample(fn, arg, numbers[(lib, direction)]))
         medians = {key: statistics.median(v) for key, v in times.items()}
+        medians["samples"] = times
         rows.append((name, source, cells, medians))
         print(f"{name}: " + ", ".join(f"{lib} {medians[(lib, 'pack')] * 1e6:.1f}/{medians[(lib, 'unpack')] * 1e6:.1f} us"
                                       for lib in labels), file=sys.stderr)
@@ -230,7 +231,8 @@ def table(rows, rounds):
         f"{os.cpu_count()} cores, {platform.system()} {platform.release()}; Python {platform.python_version()}.",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in VERSIONS.items()) + ".",
         f"Medians of {rounds} rounds per cell (rotating order, one process); time per call. "
-        "`x` = peer time / mpk time (above 1: mpk is faster). orjson is the JSON baseline (its own JSON bytes). "
+        "`x` = peer time / mpk time (above 1: mpk is faster), the median over rounds of each round's ratio, "
+        "since the machine's load drifts between rounds. orjson is the JSON baseline (its own JSON bytes). "
         "`best MP` = the faster of ormsgpack and msgspec. The last column is mpk's unpackb built on the C core's "
         "`mpk_reader` instead of its own head-byte switch (same objects, same checks). Reproduce: `make bench-python`.",
         "",
@@ -242,12 +244,21 @@ def table(rows, rounds):
             def t(lib):
                 return fmt_time(med[(lib, d)]) if (lib, d) in med else "-"
 
-            def ratio(lib):
-                if (lib, d) not in med or ("mpk", d) not in med:
+            samples = med["samples"]
+
+            def per_round(peers):
+                # the ratio of each round (its samples were taken close together, under the same
+                # machine load), then the median over rounds
+                peers = [p for p in peers if (p, d) in samples]
+                if not peers or ("mpk", d) not in samples:
                     return "-"
-                return f"{med[(lib, d)] / med[('mpk', d)]:.2f}"
-            best = [med[(lib, d)] for lib in ("ormsgpack", "msgspec") if (lib, d) in med]
-            best_ratio = f"{min(best) / med[('mpk', d)]:.2f}" if best and ("mpk", d) in med else "-"
+                ours = samples[("mpk", d)]
+                ratios = [min(samples[(p, d)][r] for p in peers) / ours[r] for r in range(len(ours))]
+                return f"{statistics.median(ratios):.2f}"
+
+            def ratio(lib):
+                return per_round([lib])
+            best_ratio = per_round(["ormsgpack", "msgspec"])
             label = name if source == "file" or source == "generated" else f"{name} ({source})"
             lines.append(f"| {label} | {d} | {t('mpk')} | {t('msgpack')} | {t('ormsgpack')} | {t('msgspec')} | "
                          f"{t('orjson')} | {ratio('msgpack')} | {best_ratio} | {ratio('orjson')} | "
@@ -259,8 +270,8 @@ def table(rows, rounds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--min-time", type=float, default=0.05)
+    ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--min-time", type=float, default=0.02)
     ap.add_argument("--only")
     ap.add_argument("--out")
     args = ap.parse_args()
