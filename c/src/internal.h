@@ -44,9 +44,11 @@ static inline unsigned mpk__head_size(uint8_t b) {
  * 2^24-element array takes 256 MiB of nodes. With 4 KiB pages that is a page fault per 4 KiB:
  * asking Linux for transparent huge pages (granted on request under the common "madvise" setting)
  * cut the faults of that parse from 65537 to 640 and its time about five-fold here. A no-op
- * elsewhere and for buffers under 8 MiB. Sources defining _DEFAULT_SOURCE get madvise declared. */
+ * elsewhere and for buffers under 8 MiB. Sources defining _DEFAULT_SOURCE get madvise declared.
+ * Define MPK_NO_HUGE_PAGES to leave page sizes to the system (under defrag=madvise a huge-page
+ * fault may compact memory synchronously, which a latency-bound program may not want). */
 static inline void mpk__advise_huge(void *p, size_t size) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(MPK_NO_HUGE_PAGES)
     const uintptr_t huge = (uintptr_t)2 << 20;
     if (size < 4 * huge) return;
     uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
