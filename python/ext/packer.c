@@ -153,6 +153,30 @@ MPK__INLINE int small_long(PyObject *o, long long *v)
 #endif
 }
 
+/* Three-digit ints (61..90 bits in the object, so up to 2^64-1 when they fit) without a call:
+ * ids and hashes of 2^60..2^64 are common in documents. 1 and the value written, or 0. */
+MPK__INLINE int write_wide_long(mpk_writer *w, PyObject *o)
+{
+#if PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30
+    Py_ssize_t size = Py_SIZE(o);
+    if (size != 3 && size != -3) return 0;
+    const digit *d = ((PyLongObject *)o)->ob_digit;
+    if (d[2] >= 16) return 0; /* 2^64 or more */
+    uint64_t u = (uint64_t)d[0] | ((uint64_t)d[1] << 30) | ((uint64_t)d[2] << 60);
+    if (size > 0) {
+        mpk_write_uint(w, u);
+        return 1;
+    }
+    if (u > (uint64_t)1 << 63) return 0;
+    mpk_write_int(w, (int64_t)(0 - u));
+    return 1;
+#else
+    (void)w;
+    (void)o;
+    return 0;
+#endif
+}
+
 /* 1: packed; 0: out of int64/uint64 range (no error set); -1: error. */
 static inline int pack_long(encoder *e, PyObject *o)
 {
@@ -217,6 +241,10 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
         long long v;
         if (LIKELY(small_long(o, &v))) {
             mpk_write_int(e->w, v);
+            *rc = 0;
+            return 1;
+        }
+        if (write_wide_long(e->w, o)) {
             *rc = 0;
             return 1;
         }
