@@ -75,34 +75,60 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2id":
+			b, field = b[3:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4name":
+			b, field = b[5:], 1
+		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabdescription":
+			b, field = b[12:], 2
+		case i == 3 && len(b) >= 6 && string(b[:6]) == "\xa5price":
+			b, field = b[6:], 3
+		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6colors":
+			b, field = b[7:], 4
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "id":
+				field = 0
+			case "name":
+				field = 1
+			case "description":
+				field = 2
+			case "price":
+				field = 3
+			case "colors":
+				field = 4
+			}
 		}
-		switch string(key) {
-		case "id":
+		switch field {
+		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "name":
+		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "description":
+		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "price":
+		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "colors":
+		case 4:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Colors = nil
@@ -216,78 +242,140 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 11 && string(b[:11]) == "\xaacreated_at":
+			b, field = b[11:], 0
+		case i == 1 && len(b) >= 3 && string(b[:3]) == "\xa2id":
+			b, field = b[3:], 1
+		case i == 2 && len(b) >= 7 && string(b[:7]) == "\xa6id_str":
+			b, field = b[7:], 2
+		case i == 3 && len(b) >= 5 && string(b[:5]) == "\xa4text":
+			b, field = b[5:], 3
+		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6source":
+			b, field = b[7:], 4
+		case i == 5 && len(b) >= 10 && string(b[:10]) == "\xa9truncated":
+			b, field = b[10:], 5
+		case i == 6 && len(b) >= 22 && string(b[:22]) == "\xb5in_reply_to_status_id":
+			b, field = b[22:], 6
+		case i == 7 && len(b) >= 5 && string(b[:5]) == "\xa4user":
+			b, field = b[5:], 7
+		case i == 8 && len(b) >= 14 && string(b[:14]) == "\xadretweet_count":
+			b, field = b[14:], 8
+		case i == 9 && len(b) >= 15 && string(b[:15]) == "\xaefavorite_count":
+			b, field = b[15:], 9
+		case i == 10 && len(b) >= 10 && string(b[:10]) == "\xa9favorited":
+			b, field = b[10:], 10
+		case i == 11 && len(b) >= 10 && string(b[:10]) == "\xa9retweeted":
+			b, field = b[10:], 11
+		case i == 12 && len(b) >= 5 && string(b[:5]) == "\xa4lang":
+			b, field = b[5:], 12
+		case i == 13 && len(b) >= 9 && string(b[:9]) == "\xa8entities":
+			b, field = b[9:], 13
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "created_at":
+				field = 0
+			case "id":
+				field = 1
+			case "id_str":
+				field = 2
+			case "text":
+				field = 3
+			case "source":
+				field = 4
+			case "truncated":
+				field = 5
+			case "in_reply_to_status_id":
+				field = 6
+			case "user":
+				field = 7
+			case "retweet_count":
+				field = 8
+			case "favorite_count":
+				field = 9
+			case "favorited":
+				field = 10
+			case "retweeted":
+				field = 11
+			case "lang":
+				field = 12
+			case "entities":
+				field = 13
+			}
 		}
-		switch string(key) {
-		case "created_at":
+		switch field {
+		case 0:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "id":
+		case 1:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "id_str":
+		case 2:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "text":
+		case 3:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "source":
+		case 4:
 			z.Source, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "truncated":
+		case 5:
 			z.Truncated, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "in_reply_to_status_id":
+		case 6:
 			z.InReplyToStatusId, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "user":
+		case 7:
 			if b, err = z.User.mpkUnmarshal(b, sa); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "retweet_count":
+		case 8:
 			z.RetweetCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "favorite_count":
+		case 9:
 			z.FavoriteCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "favorited":
+		case 10:
 			z.Favorited, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "retweeted":
+		case 11:
 			z.Retweeted, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "lang":
+		case 12:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "entities":
+		case 13:
 			if b, err = z.Entities.mpkUnmarshal(b, sa); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -384,89 +472,159 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2id":
+			b, field = b[3:], 0
+		case i == 1 && len(b) >= 7 && string(b[:7]) == "\xa6id_str":
+			b, field = b[7:], 1
+		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4name":
+			b, field = b[5:], 2
+		case i == 3 && len(b) >= 12 && string(b[:12]) == "\xabscreen_name":
+			b, field = b[12:], 3
+		case i == 4 && len(b) >= 9 && string(b[:9]) == "\xa8location":
+			b, field = b[9:], 4
+		case i == 5 && len(b) >= 12 && string(b[:12]) == "\xabdescription":
+			b, field = b[12:], 5
+		case i == 6 && len(b) >= 4 && string(b[:4]) == "\xa3url":
+			b, field = b[4:], 6
+		case i == 7 && len(b) >= 10 && string(b[:10]) == "\xa9protected":
+			b, field = b[10:], 7
+		case i == 8 && len(b) >= 16 && string(b[:16]) == "\xaffollowers_count":
+			b, field = b[16:], 8
+		case i == 9 && len(b) >= 14 && string(b[:14]) == "\xadfriends_count":
+			b, field = b[14:], 9
+		case i == 10 && len(b) >= 13 && string(b[:13]) == "\xaclisted_count":
+			b, field = b[13:], 10
+		case i == 11 && len(b) >= 11 && string(b[:11]) == "\xaacreated_at":
+			b, field = b[11:], 11
+		case i == 12 && len(b) >= 17 && string(b[:17]) == "\xb0favourites_count":
+			b, field = b[17:], 12
+		case i == 13 && len(b) >= 9 && string(b[:9]) == "\xa8verified":
+			b, field = b[9:], 13
+		case i == 14 && len(b) >= 15 && string(b[:15]) == "\xaestatuses_count":
+			b, field = b[15:], 14
+		case i == 15 && len(b) >= 5 && string(b[:5]) == "\xa4lang":
+			b, field = b[5:], 15
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "id":
+				field = 0
+			case "id_str":
+				field = 1
+			case "name":
+				field = 2
+			case "screen_name":
+				field = 3
+			case "location":
+				field = 4
+			case "description":
+				field = 5
+			case "url":
+				field = 6
+			case "protected":
+				field = 7
+			case "followers_count":
+				field = 8
+			case "friends_count":
+				field = 9
+			case "listed_count":
+				field = 10
+			case "created_at":
+				field = 11
+			case "favourites_count":
+				field = 12
+			case "verified":
+				field = 13
+			case "statuses_count":
+				field = 14
+			case "lang":
+				field = 15
+			}
 		}
-		switch string(key) {
-		case "id":
+		switch field {
+		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "id_str":
+		case 1:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "name":
+		case 2:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "screen_name":
+		case 3:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "location":
+		case 4:
 			z.Location, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "description":
+		case 5:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "url":
+		case 6:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "protected":
+		case 7:
 			z.Protected, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "followers_count":
+		case 8:
 			z.FollowersCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "friends_count":
+		case 9:
 			z.FriendsCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "listed_count":
+		case 10:
 			z.ListedCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "created_at":
+		case 11:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "favourites_count":
+		case 12:
 			z.FavouritesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "verified":
+		case 13:
 			z.Verified, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "statuses_count":
+		case 14:
 			z.StatusesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "lang":
+		case 15:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
@@ -573,14 +731,32 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 9 && string(b[:9]) == "\xa8hashtags":
+			b, field = b[9:], 0
+		case i == 1 && len(b) >= 14 && string(b[:14]) == "\xaduser_mentions":
+			b, field = b[14:], 1
+		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4urls":
+			b, field = b[5:], 2
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "hashtags":
+				field = 0
+			case "user_mentions":
+				field = 1
+			case "urls":
+				field = 2
+			}
 		}
-		switch string(key) {
-		case "hashtags":
+		switch field {
+		case 0:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Hashtags = nil
@@ -602,7 +778,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					}
 				}
 			}
-		case "user_mentions":
+		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.UserMentions = nil
@@ -624,7 +800,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					}
 				}
 			}
-		case "urls":
+		case 2:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Urls = nil
@@ -711,19 +887,33 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 5 && string(b[:5]) == "\xa4text":
+			b, field = b[5:], 0
+		case i == 1 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
+			b, field = b[8:], 1
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "text":
+				field = 0
+			case "indices":
+				field = 1
+			}
 		}
-		switch string(key) {
-		case "text":
+		switch field {
+		case 0:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "indices":
+		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil
@@ -817,29 +1007,51 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 12 && string(b[:12]) == "\xabscreen_name":
+			b, field = b[12:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4name":
+			b, field = b[5:], 1
+		case i == 2 && len(b) >= 3 && string(b[:3]) == "\xa2id":
+			b, field = b[3:], 2
+		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
+			b, field = b[8:], 3
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "screen_name":
+				field = 0
+			case "name":
+				field = 1
+			case "id":
+				field = 2
+			case "indices":
+				field = 3
+			}
 		}
-		switch string(key) {
-		case "screen_name":
+		switch field {
+		case 0:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "name":
+		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "id":
+		case 2:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "indices":
+		case 3:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil
@@ -933,29 +1145,51 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 4 && string(b[:4]) == "\xa3url":
+			b, field = b[4:], 0
+		case i == 1 && len(b) >= 13 && string(b[:13]) == "\xacexpanded_url":
+			b, field = b[13:], 1
+		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabdisplay_url":
+			b, field = b[12:], 2
+		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
+			b, field = b[8:], 3
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "url":
+				field = 0
+			case "expanded_url":
+				field = 1
+			case "display_url":
+				field = 2
+			case "indices":
+				field = 3
+			}
 		}
-		switch string(key) {
-		case "url":
+		switch field {
+		case 0:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "expanded_url":
+		case 1:
 			z.ExpandedUrl, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "display_url":
+		case 2:
 			z.DisplayUrl, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "indices":
+		case 3:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil

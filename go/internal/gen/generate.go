@@ -335,11 +335,23 @@ func (g *gen) structMethods(nt *types.Named) {
 		}
 		g.printf("for i := %d; i < n; i++ {\nb, err = mpk.Skip(b)\n%s}\n", len(fields), g.check())
 	} else {
+		// Fields usually arrive in declaration order: the i-th key is first compared, head and
+		// all, with the i-th field's encoded key; only a miss reads the key and switches on it.
 		g.printf("var n int\nn, b, err = mpk.ReadMapHeader(b)\n%s", g.check())
-		g.printf("for ; n > 0; n-- {\nvar key []byte\nkey, b, err = mpk.ReadStringBytes(b)\n%s", g.check())
+		g.printf("for i := 0; i < n; i++ {\nfield := -1\nswitch {\n")
+		for i, f := range fields {
+			k := string(appendStr(nil, f.name))
+			g.printf("case i == %d && len(b) >= %d && string(b[:%d]) == %q:\nb, field = b[%d:], %d\n", i, len(k), len(k), k, len(k), i)
+		}
+		g.printf("default:\nvar key []byte\nkey, b, err = mpk.ReadStringBytes(b)\n%s", g.check())
 		g.printf("switch string(key) {\n")
-		for _, f := range fields {
-			g.printf("case %q:\n", f.name)
+		for i, f := range fields {
+			g.printf("case %q:\nfield = %d\n", f.name, i)
+		}
+		g.printf("}\n}\n")
+		g.printf("switch field {\n")
+		for i, f := range fields {
+			g.printf("case %d:\n", i)
 			g.decode(f.expr, f.typ)
 		}
 		g.printf("default:\nb, err = mpk.Skip(b)\n%s}\n}\n", g.check())

@@ -75,34 +75,60 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2Id":
+			b, field = b[3:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4Name":
+			b, field = b[5:], 1
+		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabDescription":
+			b, field = b[12:], 2
+		case i == 3 && len(b) >= 6 && string(b[:6]) == "\xa5Price":
+			b, field = b[6:], 3
+		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6Colors":
+			b, field = b[7:], 4
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "Id":
+				field = 0
+			case "Name":
+				field = 1
+			case "Description":
+				field = 2
+			case "Price":
+				field = 3
+			case "Colors":
+				field = 4
+			}
 		}
-		switch string(key) {
-		case "Id":
+		switch field {
+		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Name":
+		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Description":
+		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Price":
+		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Colors":
+		case 4:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Colors = nil
@@ -385,44 +411,154 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 8 && string(b[:8]) == "\xa7created":
+			b, field = b[8:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4note":
+			b, field = b[5:], 1
+		case i == 2 && len(b) >= 2 && string(b[:2]) == "\xa1B":
+			b, field = b[2:], 2
+		case i == 3 && len(b) >= 3 && string(b[:3]) == "\xa2I8":
+			b, field = b[3:], 3
+		case i == 4 && len(b) >= 4 && string(b[:4]) == "\xa3I16":
+			b, field = b[4:], 4
+		case i == 5 && len(b) >= 4 && string(b[:4]) == "\xa3I32":
+			b, field = b[4:], 5
+		case i == 6 && len(b) >= 2 && string(b[:2]) == "\xa1I":
+			b, field = b[2:], 6
+		case i == 7 && len(b) >= 3 && string(b[:3]) == "\xa2U8":
+			b, field = b[3:], 7
+		case i == 8 && len(b) >= 4 && string(b[:4]) == "\xa3U16":
+			b, field = b[4:], 8
+		case i == 9 && len(b) >= 4 && string(b[:4]) == "\xa3U32":
+			b, field = b[4:], 9
+		case i == 10 && len(b) >= 4 && string(b[:4]) == "\xa3U64":
+			b, field = b[4:], 10
+		case i == 11 && len(b) >= 2 && string(b[:2]) == "\xa1U":
+			b, field = b[2:], 11
+		case i == 12 && len(b) >= 4 && string(b[:4]) == "\xa3F32":
+			b, field = b[4:], 12
+		case i == 13 && len(b) >= 4 && string(b[:4]) == "\xa3F64":
+			b, field = b[4:], 13
+		case i == 14 && len(b) >= 2 && string(b[:2]) == "\xa1S":
+			b, field = b[2:], 14
+		case i == 15 && len(b) >= 6 && string(b[:6]) == "\xa5color":
+			b, field = b[6:], 15
+		case i == 16 && len(b) >= 4 && string(b[:4]) == "\xa3Raw":
+			b, field = b[4:], 16
+		case i == 17 && len(b) >= 6 && string(b[:6]) == "\xa5Fixed":
+			b, field = b[6:], 17
+		case i == 18 && len(b) >= 5 && string(b[:5]) == "\xa4Tags":
+			b, field = b[5:], 18
+		case i == 19 && len(b) >= 6 && string(b[:6]) == "\xa5Items":
+			b, field = b[6:], 19
+		case i == 20 && len(b) >= 4 && string(b[:4]) == "\xa3Ptr":
+			b, field = b[4:], 20
+		case i == 21 && len(b) >= 7 && string(b[:7]) == "\xa6Counts":
+			b, field = b[7:], 21
+		case i == 22 && len(b) >= 6 && string(b[:6]) == "\xa5Named":
+			b, field = b[6:], 22
+		case i == 23 && len(b) >= 4 && string(b[:4]) == "\xa3Any":
+			b, field = b[4:], 23
+		case i == 24 && len(b) >= 5 && string(b[:5]) == "\xa4Omit":
+			b, field = b[5:], 24
+		case i == 25 && len(b) >= 7 && string(b[:7]) == "\xa6Nested":
+			b, field = b[7:], 25
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "created":
+				field = 0
+			case "note":
+				field = 1
+			case "B":
+				field = 2
+			case "I8":
+				field = 3
+			case "I16":
+				field = 4
+			case "I32":
+				field = 5
+			case "I":
+				field = 6
+			case "U8":
+				field = 7
+			case "U16":
+				field = 8
+			case "U32":
+				field = 9
+			case "U64":
+				field = 10
+			case "U":
+				field = 11
+			case "F32":
+				field = 12
+			case "F64":
+				field = 13
+			case "S":
+				field = 14
+			case "color":
+				field = 15
+			case "Raw":
+				field = 16
+			case "Fixed":
+				field = 17
+			case "Tags":
+				field = 18
+			case "Items":
+				field = 19
+			case "Ptr":
+				field = 20
+			case "Counts":
+				field = 21
+			case "Named":
+				field = 22
+			case "Any":
+				field = 23
+			case "Omit":
+				field = 24
+			case "Nested":
+				field = 25
+			}
 		}
-		switch string(key) {
-		case "created":
+		switch field {
+		case 0:
 			z.Base.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "note":
+		case 1:
 			z.Base.Note, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "B":
+		case 2:
 			z.B, b, err = mpk.ReadBool(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "I8":
+		case 3:
 			z.I8, b, err = mpk.ReadInt8(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "I16":
+		case 4:
 			z.I16, b, err = mpk.ReadInt16(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "I32":
+		case 5:
 			z.I32, b, err = mpk.ReadInt32(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "I":
+		case 6:
 			{
 				var v22 int64
 				v22, b, err = mpk.ReadInt(b)
@@ -431,27 +567,27 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 				z.I = int(v22)
 			}
-		case "U8":
+		case 7:
 			z.U8, b, err = mpk.ReadUint8(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "U16":
+		case 8:
 			z.U16, b, err = mpk.ReadUint16(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "U32":
+		case 9:
 			z.U32, b, err = mpk.ReadUint32(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "U64":
+		case 10:
 			z.U64, b, err = mpk.ReadUint(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "U":
+		case 11:
 			{
 				var v23 uint64
 				v23, b, err = mpk.ReadUint(b)
@@ -460,22 +596,22 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 				z.U = uint(v23)
 			}
-		case "F32":
+		case 12:
 			z.F32, b, err = mpk.ReadFloat32(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "F64":
+		case 13:
 			z.F64, b, err = mpk.ReadFloat64(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "S":
+		case 14:
 			z.S, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "color":
+		case 15:
 			{
 				var v24 string
 				v24, b, err = sa.ReadString(b)
@@ -484,7 +620,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 				z.C = Color(v24)
 			}
-		case "Raw":
+		case 16:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Raw = nil
@@ -496,12 +632,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 				z.Raw = append(make([]byte, 0, len(v25)), v25...)
 			}
-		case "Fixed":
+		case 17:
 			b, err = mpk.UnmarshalPrefix(b, &z.Fixed)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Tags":
+		case 18:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Tags = nil
@@ -524,7 +660,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					}
 				}
 			}
-		case "Items":
+		case 19:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Items = nil
@@ -546,7 +682,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					}
 				}
 			}
-		case "Ptr":
+		case 20:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Ptr = nil
@@ -558,7 +694,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 			}
-		case "Counts":
+		case 21:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Counts = nil
@@ -585,7 +721,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.Counts[string(k31)] = v32
 				}
 			}
-		case "Named":
+		case 22:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Named = nil
@@ -611,12 +747,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.Named[Color(k34)] = v35
 				}
 			}
-		case "Any":
+		case 23:
 			b, err = mpk.UnmarshalPrefix(b, &z.Any)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "Omit":
+		case 24:
 			{
 				var v36 int64
 				v36, b, err = mpk.ReadInt(b)
@@ -625,7 +761,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 				z.Omit = int(v36)
 			}
-		case "Nested":
+		case 25:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Nested = nil
@@ -724,19 +860,33 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 4 && string(b[:4]) == "\xa3sku":
+			b, field = b[4:], 0
+		case i == 1 && len(b) >= 4 && string(b[:4]) == "\xa3qty":
+			b, field = b[4:], 1
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "sku":
+				field = 0
+			case "qty":
+				field = 1
+			}
 		}
-		switch string(key) {
-		case "sku":
+		switch field {
+		case 0:
 			z.Sku, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "qty":
+		case 1:
 			z.Qty, b, err = mpk.ReadUint16(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
@@ -860,19 +1010,33 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
-	for ; n > 0; n-- {
-		var key []byte
-		key, b, err = mpk.ReadStringBytes(b)
-		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 8 && string(b[:8]) == "\xa7created":
+			b, field = b[8:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4note":
+			b, field = b[5:], 1
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "created":
+				field = 0
+			case "note":
+				field = 1
+			}
 		}
-		switch string(key) {
-		case "created":
+		switch field {
+		case 0:
 			z.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
-		case "note":
+		case 1:
 			z.Note, b, err = sa.ReadString(b)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
