@@ -430,12 +430,19 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   if (n > maxArray) return fail("length_limit", head);
   if (depth >= maxDepth) return fail("depth_limit", head);
   if (n > end - pos) return truncated(head, pos + n); // every element takes at least one byte
-  const arr = new Array(n);
+  if (streamMode) return readArrayOwing(n, depth);
+  const arr: unknown[] = new Array(n);
+  for (let i = 0; i < n; i++) arr[i] = read(depth + 1);
+  return arr;
+}
+
+/** readArray for streams: a truncated value is retried once the bytes its elements owe have come. */
+function readArrayOwing(n: number, depth: number): unknown[] {
+  const arr: unknown[] = new Array(n);
   let i = 0;
   try {
     for (; i < n; i++) arr[i] = read(depth + 1);
   } catch (e) {
-    // a stream retries a truncated value once the bytes the elements still owe have come
     truncatedNeed += n - i - 1;
     throw e;
   }
