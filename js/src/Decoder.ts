@@ -138,7 +138,7 @@ export class Decoder {
       if (pos < end) fail("trailing_bytes", pos);
       return value;
     } finally {
-      if (batching) {
+      if (!saved && batching) {
         batching = false;
         clearBatch();
       }
@@ -185,6 +185,7 @@ export class Decoder {
     pos = start;
     end = bytes.length;
     streamMode = false;
+    batching = false; // a nested decode must not read the outer input's str batch
     maxDepth = this.maxDepth;
     maxStr = this.maxStr;
     maxBin = this.maxBin;
@@ -207,12 +208,12 @@ export function truncatedNeedOf(): number {
 }
 
 function save(): unknown[] {
-  return [buf, view, pos, end, streamMode, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [buf, view, pos, end, streamMode, batching, batchNext, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [buf, view, pos, end, streamMode, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [buf, view, pos, end, streamMode, batching, batchNext, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 function fail(kind: DecodeErrorKind, offset: number): never {

@@ -191,6 +191,17 @@ describe("ext", () => {
     const bytes = new Encoder({ extensions }).encode(v);
     assert.deepEqual(new Decoder({ extensions }).decode(bytes), v);
   });
+  test("an ext decoder that decodes strs inside a large document (nested decode, str batch)", () => {
+    const tags = new ExtensionCodec().register({
+      type: 8,
+      encode: (v) => (v instanceof Set ? encode([...v]) : null),
+      decode: (data) => new Set(decode(data) as unknown[]),
+    });
+    const doc = Array.from({ length: 60 }, (_, i) => ({ title: `a title long enough ${i}`, tags: new Set([`first tag of ${i}`, "second tag, long"]) }));
+    const bytes = new Encoder({ extensions: tags }).encode(doc);
+    assert.ok(bytes.length > 2048);
+    assert.deepEqual(new Decoder({ extensions: tags }).decode(bytes), doc);
+  });
   test("an unknown type is ExtData and encodes back the same", () => {
     const bytes = hexToBytes("d5090102");
     const v = decode(bytes);
