@@ -47,6 +47,14 @@ type DecodeOptions struct {
 	JSONTags    bool    // use a field's `json` tag when it has no `msgpack` tag
 	MapAnyAny   bool    // decode every map into an `any` as map[any]any
 	CopyStrings bool    // give every decoded string and []byte its own allocation
+
+	// MaxAlloc bounds the bytes one decode allocates (0: no bound). A declared count is already
+	// checked against the bytes present, but a value can still allocate more than its encoding
+	// (a []any of n nils takes 16n bytes for n input bytes); MaxAlloc caps that. Containers and
+	// pointers are charged before they are allocated, strings and byte slices as they are copied;
+	// going over is a LengthLimit error at the head of the value that went over. Go only: the
+	// other mpk implementations have no such limit.
+	MaxAlloc int64
 }
 
 // Unmarshal is Unmarshal with these options.
@@ -60,7 +68,7 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 		flags = flagJSONTags
 	}
 	d := getDecodeState(data, lim, o.StrictUTF8, flags)
-	d.mapAny, d.copyStrings = o.MapAnyAny, o.CopyStrings
+	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, o.MaxAlloc
 	err := d.unmarshal(v)
 	putDecodeState(d)
 	return err
@@ -82,6 +90,10 @@ type decodeState struct {
 	// The last top-level type and its decoder (see encodeState.lastType).
 	lastType reflect.Type
 	lastDec  decoderFunc
+
+	maxAlloc  int64 // DecodeOptions.MaxAlloc
+	allocated int64
+	allocErr  error // the budget ran out while copying a string: reported at the next charge
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -90,6 +102,7 @@ func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *de
 	d := decodeStatePool.Get().(*decodeState)
 	d.reader = reader{data: data, lim: *lim, strict: strict}
 	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena, d.arenaOff = nil, flags, false, false, nil, 0
+	d.maxAlloc, d.allocated, d.allocErr = 0, 0, nil
 	return d
 }
 
@@ -128,6 +141,9 @@ func (d *decodeState) unmarshal(v any) error {
 }
 
 func (d *decodeState) finish() error {
+	if d.allocErr != nil {
+		return d.allocErr
+	}
 	if d.off < len(d.data) {
 		return d.fail(TrailingBytes, d.off)
 	}
@@ -151,6 +167,23 @@ func (d *decodeState) mismatch(t tok, h int, typ reflect.Type) error {
 	return d.skip()
 }
 
+// charge counts n bytes about to be allocated for the value whose head is at h against
+// MaxAlloc.
+func (d *decodeState) charge(n uint64, h int) error {
+	if d.maxAlloc == 0 {
+		return nil
+	}
+	if d.allocErr != nil {
+		return d.allocErr
+	}
+	d.allocated += int64(min(n, 1<<62))
+	if d.allocated > d.maxAlloc || n > 1<<62 {
+		d.allocErr = d.fail(LengthLimit, h)
+		return d.allocErr
+	}
+	return nil
+}
+
 // arenaChunk bounds the memory one retained string can keep alive: strings are carved out of
 // chunks of at most this size (or of exactly one string's size, when it is larger).
 const arenaChunk = 4096
@@ -170,6 +203,9 @@ func (d *decodeState) bytes(b []byte) []byte {
 		size := min(len(d.data)-d.off+n, arenaChunk)
 		if size < n {
 			size = n
+		}
+		if d.maxAlloc != 0 && d.charge(uint64(size), d.lastHead) != nil {
+			return []byte{} // reported by the next charge or at the end
 		}
 		d.arena, d.arenaOff = make([]byte, size), 0
 	}
@@ -393,6 +429,9 @@ func rawDecoder(d *decodeState, v reflect.Value) error {
 	if err := d.skip(); err != nil {
 		return err
 	}
+	if err := d.charge(uint64(d.off-h), h); err != nil {
+		return err
+	}
 	v.SetBytes(append([]byte(nil), d.data[h:d.off]...))
 	return nil
 }
@@ -562,6 +601,9 @@ func pointerDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		}
 		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
 		if v.IsNil() {
+			if err := d.charge(uint64(t.Elem().Size()), d.off); err != nil {
+				return err
+			}
 			v.Set(reflect.New(t.Elem()))
 		}
 		return elemDec(d, v.Elem())
@@ -624,6 +666,11 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		}
 		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
 		n := int(tk.n)
+		if v.Cap() < n || v.IsNil() {
+			if err := d.charge(uint64(n)*uint64(elemSize), h); err != nil {
+				return err
+			}
+		}
 		if v.Cap() >= n && !v.IsNil() {
 			v.SetLen(n)
 			// Elements are decoded as if into fresh values.
@@ -720,6 +767,9 @@ func mapDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			valDec = typeDecoder(t.Elem(), flags)
 		})
 		n := int(tk.n)
+		if err := d.charge(uint64(n)*uint64(t.Key().Size()+t.Elem().Size()+8), h); err != nil {
+			return err
+		}
 		if v.IsNil() {
 			v.Set(reflect.MakeMapWithSize(t, n))
 		}

@@ -20,7 +20,7 @@ func (d *decodeState) decodeAny() (any, error) {
 		if c&0xe0 == 0xa0 && !d.strict {
 			n := int(c & 0x1f)
 			if end := h + 1 + n; end <= len(data) && uint32(n) <= d.lim.Str {
-				d.off = end
+				d.off, d.lastHead = end, h
 				return d.str(data[h+1 : end]), nil
 			}
 		}
@@ -60,6 +60,9 @@ func (d *decodeState) decodeAny() (any, error) {
 		d.off = end
 		return b, nil
 	case ArrayType:
+		if err := d.charge(16*t.n, h); err != nil {
+			return nil, err
+		}
 		a := make([]any, t.n)
 		d.depth++
 		for i := range a {
@@ -70,6 +73,10 @@ func (d *decodeState) decodeAny() (any, error) {
 		d.depth--
 		return a, nil
 	case MapType:
+		// A map entry costs about its key and value headers and a share of the buckets.
+		if err := d.charge(48*t.n, h); err != nil {
+			return nil, err
+		}
 		if d.mapAny {
 			return d.decodeMapAnyAny(int(t.n), nil)
 		}
@@ -114,6 +121,7 @@ func (d *decodeState) decodeMapString(n int) (any, error) {
 		if kh < len(data) && data[kh]&0xe0 == 0xa0 && !d.strict {
 			kn := int(data[kh] & 0x1f)
 			if end := kh + 1 + kn; end <= len(data) && uint32(kn) <= d.lim.Str {
+				d.lastHead = kh
 				key = d.key(data[kh+1 : end])
 				d.off = end
 				goto value

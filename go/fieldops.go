@@ -236,6 +236,9 @@ func decodeStrings(d *decodeState, p unsafe.Pointer, t reflect.Type) error {
 		ss = ss[:n]
 		clear(ss)
 	} else {
+		if err := d.charge(16*uint64(n), h); err != nil {
+			return err
+		}
 		ss = make([]string, n)
 	}
 	*(*[]string)(p) = ss

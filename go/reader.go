@@ -16,6 +16,9 @@ type reader struct {
 	strict bool  // reject str that is not valid UTF-8
 	stream bool  // more input may follow: a container's count is not checked against the bytes left
 	base   int64 // offset of data[0] in the whole input (the stream's position), for errors
+	// lastHead is the head byte of the last token read, for errors found after it was consumed
+	// (an allocation over DecodeOptions.MaxAlloc).
+	lastHead int
 }
 
 // tok is one parsed token head.
@@ -35,6 +38,7 @@ func (r *reader) fail(k Kind, at int) error {
 // follows and is known to be present, and for arrays and maps the elements follow.
 func (r *reader) head() (tok, error) {
 	d, h := r.data, r.off
+	r.lastHead = h
 	if h >= len(d) {
 		return tok{}, r.fail(Truncated, h)
 	}
@@ -283,6 +287,6 @@ func (r *reader) strFast() (b []byte, ok bool) {
 	if end > len(d) || uint32(n) > r.lim.Str {
 		return nil, false
 	}
-	r.off = end
+	r.off, r.lastHead = end, h
 	return d[h+hdr : end], true
 }

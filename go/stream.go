@@ -63,7 +63,7 @@ func (dec *Decoder) Decode(v any) error {
 		return err
 	}
 	d := getDecodeState(dec.buf[dec.start:dec.start+n], &dec.lim, dec.opts.StrictUTF8, dec.flags)
-	d.mapAny, d.copyStrings, d.base = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset
+	d.mapAny, d.copyStrings, d.base, d.maxAlloc = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset, dec.opts.MaxAlloc
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)
