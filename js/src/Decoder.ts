@@ -495,7 +495,7 @@ function readKey(depth: number): unknown {
     const n = h - 0xa0;
     if (n >= 0 && n <= keyMax && pos + 1 + n <= end) {
       const start = pos + 1;
-      const key = lookupKey(buf, start, n);
+      const key = lookupKey(buf, view, start, n);
       if (key !== undefined) {
         pos = start + n;
         return key;

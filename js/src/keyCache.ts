@@ -2,6 +2,8 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 
 // The key cache: map keys repeat (every record of a list has the same ones), so a short key's
 // bytes are hashed and, when the same bytes were seen before, the string made then is reused.
+// Keys of 4 bytes or more are hashed by their first and last four bytes only (two reads instead of
+// a loop; keys that differ only in the middle share a slot and take turns, which costs speed only).
 // Reuse saves building the string and lets V8 find the property without hashing a new string.
 // Bounds: keys of at most KEY_MAX_BYTES bytes, SLOTS entries (direct-mapped; a collision replaces
 // the older key), about SLOTS * (KEY_MAX_BYTES + 9) bytes in all. Only valid UTF-8 is cached, so a
@@ -15,19 +17,34 @@ const SLOTS = 1 << SLOT_BITS;
 const keys: Array<string | undefined> = new Array(SLOTS).fill(undefined);
 const lengths = new Uint8Array(SLOTS);
 const bytes = new Uint8Array(SLOTS * KEY_MAX_BYTES);
+const bytesView = new DataView(bytes.buffer);
 
-/** The string for buf[start, start + n) (n <= KEY_MAX_BYTES), or undefined when it is not valid UTF-8. */
-export function lookupKey(buf: Uint8Array, start: number, n: number): string | undefined {
-  // FNV-1a over the bytes, seeded with the length
-  let h = 0x811c9dc5 ^ n;
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ buf[start + i]!, 0x01000193);
+/**
+ * The string for buf[start, start + n) (n <= KEY_MAX_BYTES), or undefined when it is not valid
+ * UTF-8. `view` is a DataView over buf: keys of 4 bytes or more are hashed and compared four bytes
+ * at a time (the first and last word go into the hash).
+ */
+export function lookupKey(buf: Uint8Array, view: DataView, start: number, n: number): string | undefined {
+  let h: number;
+  if (n >= 4) {
+    h = Math.imul(view.getInt32(start, true) ^ n, 0x9e3779b1);
+    h = Math.imul(h ^ view.getInt32(start + n - 4, true), 0x85ebca6b);
+    h ^= h >>> 15;
+  } else {
+    // FNV-1a over the bytes, seeded with the length
+    h = 0x811c9dc5 ^ n;
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ buf[start + i]!, 0x01000193);
+  }
   const slot = h >>> (32 - SLOT_BITS);
   const cached = keys[slot];
   if (cached !== undefined && lengths[slot] === n) {
     const base = slot * KEY_MAX_BYTES;
     let i = 0;
-    while (i < n && bytes[base + i] === buf[start + i]) i++;
-    if (i === n) return cached;
+    for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== bytesView.getInt32(base + i, true)) break;
+    if (i + 4 > n) {
+      while (i < n && bytes[base + i] === buf[start + i]) i++;
+      if (i === n) return cached;
+    }
   }
   const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
   if (lastUtf8Invalid) return undefined;
