@@ -82,6 +82,10 @@ int mpk__doc_reserve_stack(mpk_doc *d, size_t frames, size_t frame_size) {
  * Parse (Public)
  * ==============================================================================================*/
 
+/* Sixteen consecutive case labels (C99 has no case ranges). */
+#define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
+
 const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len) {
     const uint8_t *const start = (const uint8_t *)data;
     const uint8_t *p = start, *const end = start + (data ? len : 0);
@@ -130,11 +134,13 @@ const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len) {
             n->type = MPK_INT; n->len = 0; n->v.i = (int8_t)b; p++;
             goto done;
         }
-        if (b <= 0x8f) { count = b & 0x0f; hl = 1; goto map; }
-        if (b <= 0x9f) { count = b & 0x0f; hl = 1; goto array; }
-        if (b <= 0xbf) { count = b & 0x1f; hl = 1; goto str; }
 #define NEED(k) do { if (left < (k)) { kind = MPK_ERR_TRUNCATED; goto fail; } } while (0)
+        /* One switch over 0x80..0xdf, one jump table: the chain of range tests before it cost
+         * about 8 instructions per non-fixint node (canada.json unpack, callgrind). */
         switch (b) {
+        CASE16(0x80): count = b & 0x0f; hl = 1; goto map;
+        CASE16(0x90): count = b & 0x0f; hl = 1; goto array;
+        CASE16(0xa0): CASE16(0xb0): count = b & 0x1f; hl = 1; goto str;
         case 0xc0: n->type = MPK_NIL; n->len = 0; n->v.u = 0; p++; goto done;
         case 0xc1: kind = MPK_ERR_INVALID_BYTE; goto fail;
         case 0xc2: case 0xc3: n->type = MPK_BOOL; n->len = 0; n->v.u = 0; n->v.b = b & 1; p++; goto done;
