@@ -12,8 +12,9 @@
 typedef enum bench_row_kind { ROW_INTS, ROW_STRINGS, ROW_MESSAGES, ROW_CORPUS } bench_row_kind;
 
 /* What a row's ops are. DOM rows: pack, unpack. Message rows: pack, unpack with the streaming
- * decoder, unpack one value after another from the whole buffer. */
-typedef enum bench_op { OP_PACK, OP_UNPACK, OP_UNPACK_STREAM, OP_UNPACK_ONESHOT } bench_op;
+ * decoder, unpack one value after another from the whole buffer. Rows with long str/bin bodies
+ * (the strings, the 8 KiB bins) also pack into reference chunks (zero-copy, for writev). */
+typedef enum bench_op { OP_PACK, OP_UNPACK, OP_UNPACK_STREAM, OP_UNPACK_ONESHOT, OP_PACK_CHUNKS } bench_op;
 
 typedef struct bench_row {
     const char *label;

@@ -75,7 +75,19 @@ typedef struct bench_side {
     int (*unpack_messages)(const bench_buf *in, bench_unpack_mode mode, bench_check *check);
     /* Free the output buffer (the next pack starts from an empty one). */
     void (*release)(void);
+    /* Zero-copy pack (NULL if the side has none): like pack_strings (strings != NULL) or
+     * pack_messages, but into the side's reference-chunk output, where bodies of at least
+     * BENCH_REF_THRESHOLD bytes are pointed to, not copied: the pieces a program hands to writev.
+     * The list of pieces is built inside the call. Return 0 on success. */
+    int (*pack_chunks)(const bench_strings *strings, bench_message message, uint32_t count);
+    /* Concatenate the last pack_chunks output into dst (cap bytes), for the check (not timed).
+     * Return the length, or -1 if it does not fit. */
+    long long (*gather_chunks)(char *dst, size_t cap);
 } bench_side;
+
+/* Bodies of at least this many bytes are referenced in the zero-copy rows, the same for every side
+ * (mpk's default; msgpack-c's vrefbuffer is given it as its ref_size). */
+#define BENCH_REF_THRESHOLD 1024u
 
 extern const bench_side bench_side_mpk;
 extern const bench_side bench_side_msgpackc;

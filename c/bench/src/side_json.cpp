@@ -216,7 +216,7 @@ int bench_json_to_msgpack(const char *json, size_t len, bench_buf *out)
 
 const bench_side bench_side_json = {
     "RapidJSON", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
-    unpack_messages, release,
+    unpack_messages, release, nullptr, nullptr, // no zero-copy output
 };
 
 }

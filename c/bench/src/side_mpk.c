@@ -6,10 +6,18 @@
 
 #include <mpk.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The output buffer, kept from one pack to the next (mpk_writer_reset keeps the allocation). */
 static mpk_writer writer;
 static int writer_ready;
+
+/* Zero-copy output: a chunk-mode writer, kept and reset like the copying one; the pieces for
+ * writev are its buffer's runs and the referenced bodies (mpk_writer_chunks, inside the clock). */
+static mpk_writer chunk_writer;
+static int chunk_writer_ready;
+static const mpk_chunk *chunks;
+static size_t chunk_count;
 
 static mpk_writer *start(void)
 {
@@ -33,6 +41,10 @@ static void release(void)
 {
     if (writer_ready) mpk_writer_destroy(&writer);
     writer_ready = 0;
+    if (chunk_writer_ready) mpk_writer_destroy(&chunk_writer);
+    chunk_writer_ready = 0;
+    chunks = NULL;
+    chunk_count = 0;
 }
 
 static int pack_ints(uint32_t count, bench_buf *out)
@@ -43,11 +55,16 @@ static int pack_ints(uint32_t count, bench_buf *out)
     return hand_over(w, out);
 }
 
+static void write_strings(mpk_writer *w, const bench_strings *s)
+{
+    mpk_write_array(w, s->count);
+    for (uint32_t i = 0; i < s->count; i++) mpk_write_str(w, s->chars, s->lengths[i]);
+}
+
 static int pack_strings(const bench_strings *s, bench_buf *out)
 {
     mpk_writer *w = start();
-    mpk_write_array(w, s->count);
-    for (uint32_t i = 0; i < s->count; i++) mpk_write_str(w, s->chars, s->lengths[i]);
+    write_strings(w, s);
     return hand_over(w, out);
 }
 
@@ -58,9 +75,8 @@ static void write_pair(mpk_writer *w, int64_t a, int64_t b)
     mpk_write_int(w, b);
 }
 
-static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
+static void write_messages(mpk_writer *w, bench_message message, uint32_t count)
 {
-    mpk_writer *w = start();
     for (uint32_t i = 0; i < count; i++) {
         switch (message) {
         case MSG_PAIR_POSITIVE: write_pair(w, 1, 2); break;
@@ -74,7 +90,39 @@ static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
             break;
         }
     }
+}
+
+static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
+{
+    mpk_writer *w = start();
+    write_messages(w, message, count);
     return hand_over(w, out);
+}
+
+
+static int pack_chunks(const bench_strings *strings, bench_message message, uint32_t count)
+{
+    if (!chunk_writer_ready) {
+        mpk_writer_init_chunks(&chunk_writer, BENCH_REF_THRESHOLD);
+        chunk_writer_ready = 1;
+    }
+    mpk_writer *w = &chunk_writer;
+    mpk_writer_reset(w);
+    if (strings) write_strings(w, strings);
+    else write_messages(w, message, count);
+    if (mpk_writer_finish(w) != MPK_OK) return -1;
+    return mpk_writer_chunks(w, &chunks, &chunk_count) ? 0 : -1;
+}
+
+static long long gather_chunks(char *dst, size_t cap)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < chunk_count; i++) {
+        if (chunks[i].len > cap - len) return -1;
+        memcpy(dst + len, chunks[i].data, chunks[i].len);
+        len += chunks[i].len;
+    }
+    return (long long)len;
 }
 
 /* The nodes are in pre-order in one array, so a walk is a loop. */
@@ -187,5 +235,5 @@ static int unpack_messages(const bench_buf *in, bench_unpack_mode mode, bench_ch
 
 const bench_side bench_side_mpk = {
     "mpk", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
-    unpack_messages, release,
+    unpack_messages, release, pack_chunks, gather_chunks,
 };

@@ -19,6 +19,13 @@ typedef struct msgpackc_dom {
 static msgpack_sbuffer sbuf;
 static msgpack_packer pk;
 
+/* Zero-copy output: msgpack-c's own, the vrefbuffer (bodies of at least ref_size bytes are
+ * referenced, the rest copied into its chunks; its iovec list grows as it writes). Kept and
+ * cleared from one pack to the next, like the sbuffer. */
+static msgpack_vrefbuffer vbuf;
+static int vbuf_ready;
+static msgpack_packer vpk;
+
 static msgpack_packer *start(void)
 {
     msgpack_sbuffer_clear(&sbuf);
@@ -37,6 +44,8 @@ static void release(void)
 {
     msgpack_sbuffer_destroy(&sbuf);
     msgpack_sbuffer_init(&sbuf);
+    if (vbuf_ready) msgpack_vrefbuffer_destroy(&vbuf);
+    vbuf_ready = 0;
 }
 
 static int pack_ints(uint32_t count, bench_buf *out)
@@ -47,15 +56,19 @@ static int pack_ints(uint32_t count, bench_buf *out)
     return hand_over(rc, out);
 }
 
-static int pack_strings(const bench_strings *s, bench_buf *out)
+static int write_strings(msgpack_packer *p, const bench_strings *s)
 {
-    msgpack_packer *p = start();
     int rc = msgpack_pack_array(p, s->count);
     for (uint32_t i = 0; i < s->count; i++) {
         rc |= msgpack_pack_str(p, s->lengths[i]);
         rc |= msgpack_pack_str_body(p, s->chars, s->lengths[i]);
     }
-    return hand_over(rc, out);
+    return rc;
+}
+
+static int pack_strings(const bench_strings *s, bench_buf *out)
+{
+    return hand_over(write_strings(start(), s), out);
 }
 
 static int pack_bin(msgpack_packer *pk)
@@ -63,9 +76,8 @@ static int pack_bin(msgpack_packer *pk)
     return msgpack_pack_bin(pk, BENCH_BIN_SIZE) | msgpack_pack_bin_body(pk, bench_bin_payload, BENCH_BIN_SIZE);
 }
 
-static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
+static int write_messages(msgpack_packer *p, bench_message message, uint32_t count)
 {
-    msgpack_packer *p = start();
     int rc = 0;
     for (uint32_t i = 0; i < count; i++) {
         switch (message) {
@@ -86,7 +98,36 @@ static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
             break;
         }
     }
-    return hand_over(rc, out);
+    return rc;
+}
+
+static int pack_messages(bench_message message, uint32_t count, bench_buf *out)
+{
+    return hand_over(write_messages(start(), message, count), out);
+}
+
+
+static int pack_chunks(const bench_strings *strings, bench_message message, uint32_t count)
+{
+    if (!vbuf_ready) {
+        if (!msgpack_vrefbuffer_init(&vbuf, BENCH_REF_THRESHOLD, MSGPACK_VREFBUFFER_CHUNK_SIZE)) return -1;
+        vbuf_ready = 1;
+    }
+    msgpack_vrefbuffer_clear(&vbuf);
+    msgpack_packer_init(&vpk, &vbuf, msgpack_vrefbuffer_write);
+    return strings ? write_strings(&vpk, strings) : write_messages(&vpk, message, count);
+}
+
+static long long gather_chunks(char *dst, size_t cap)
+{
+    const msgpack_iovec *vec = msgpack_vrefbuffer_vec(&vbuf);
+    size_t n = msgpack_vrefbuffer_veclen(&vbuf), len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (vec[i].iov_len > cap - len) return -1;
+        memcpy(dst + len, vec[i].iov_base, vec[i].iov_len);
+        len += vec[i].iov_len;
+    }
+    return (long long)len;
 }
 
 static void walk(const msgpack_object *o, bench_check *c)
@@ -201,5 +242,5 @@ static int unpack_messages(const bench_buf *in, bench_unpack_mode mode, bench_ch
 
 const bench_side bench_side_msgpackc = {
     "msgpack-c", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
-    unpack_messages, release,
+    unpack_messages, release, pack_chunks, gather_chunks,
 };
