@@ -147,11 +147,44 @@ function write(v: unknown, depth: number): void {
 
 function writeNumber(v: number): void {
   ensure(9);
-  if (v >>> 0 === v && v < 0x80 && !(v === 0 && 1 / v < 0)) {
-    target[pos++] = v; // positive fixint, the most common number
+  if (v >>> 0 === v) {
+    // 0..2^32-1 (and -0, which must stay a float to keep its sign)
+    if (v < 0x80) {
+      if (v === 0 && 1 / v < 0) writeFloat(v);
+      else target[pos++] = v; // positive fixint
+    } else if (v < 0x100) {
+      target[pos++] = 0xcc;
+      target[pos++] = v;
+    } else if (v < 0x10000) {
+      target[pos++] = 0xcd;
+      target[pos++] = v >> 8;
+      target[pos++] = v;
+    } else {
+      target[pos++] = 0xce;
+      view.setUint32(pos, v);
+      pos += 4;
+    }
     return;
   }
-  if (Number.isInteger(v) && !(v === 0 && 1 / v < 0)) {
+  if (v >> 0 === v) {
+    // -2^31..-1
+    if (v >= -0x20) {
+      target[pos++] = v & 0xff; // negative fixint
+    } else if (v >= -0x80) {
+      target[pos++] = 0xd0;
+      target[pos++] = v;
+    } else if (v >= -0x8000) {
+      target[pos++] = 0xd1;
+      target[pos++] = v >> 8;
+      target[pos++] = v;
+    } else {
+      target[pos++] = 0xd2;
+      view.setInt32(pos, v);
+      pos += 4;
+    }
+    return;
+  }
+  if (Number.isInteger(v)) {
     if (v >= 0) {
       if (v < 0x80) {
         target[pos++] = v; // positive fixint
