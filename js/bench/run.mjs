@@ -1,6 +1,6 @@
 // make bench-js: the Node benchmark, then the decode benchmark in headless Chromium, then the
 // tables in bench/results/js.md. Run from the repository root after `make js-build`.
-//   node js/bench/run.mjs [--quick] [--no-browser]
+//   node js/bench/run.mjs [--quick] [--rounds=N] [--no-browser] [--no-node] [--only=name,...]
 import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
@@ -18,7 +18,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "..", "..");
 const quick = process.argv.includes("--quick");
 const withBrowser = !process.argv.includes("--no-browser");
-const rounds = quick ? 3 : 9;
+const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
+const rounds = roundsArg ? Number(roundsArg.slice(9)) : quick ? 3 : 15;
 const targetMs = quick ? 10 : 40;
 
 const version = (pkg) => JSON.parse(readFileSync(join(here, "node_modules", pkg, "package.json"), "utf8")).version;
