@@ -93,9 +93,7 @@ void mpk__reader_close(mpk_reader *r) {
 }
 
 /* One value of the enclosing container is done. */
-static inline void count_value(mpk_reader *r) {
-    if (r->depth && --r->remaining == 0) mpk__reader_close(r);
-}
+static inline void count_value(mpk_reader *r) { mpk__reader_value_done(r); }
 
 /* ================================================================================================
  * Next tag (Private slow path)

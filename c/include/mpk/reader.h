@@ -76,9 +76,25 @@ mpk_error mpk_reader_finish(mpk_reader *r);
 int mpk__reader_next_slow(mpk_reader *r, mpk_tag *tag);
 void mpk__reader_close(mpk_reader *r);
 
+/* One value of the enclosing container is done: the innermost container that this completes is
+ * popped inline (a call per container end cost about 20 instructions); a chain of them, or a
+ * container deeper than the small stack, goes on in mpk__reader_close. */
+MPK__INLINE void mpk__reader_value_done(mpk_reader *r) {
+    if (r->depth && --r->remaining == 0) {
+        uint32_t d = r->depth;
+        if (MPK__LIKELY(d <= MPK__READER_SMALL_STACK)) {
+            r->depth = d - 1;
+            r->remaining = r->small_stack[d - 1];
+            if (MPK__LIKELY(r->remaining != 0 || d == 1)) return;
+        }
+        mpk__reader_close(r);
+    }
+}
+
 /** Reads the next tag into *tag. Returns 1, or 0 on error (then see mpk_reader_error()). Fixints,
- *  fixstr (outside strict UTF-8 mode) and fixarray/fixmap up to depth 16 are decoded inline, with
- *  the same checks in the same order as the out-of-line path, which takes everything else. */
+ *  fixstr, str 8/16 (outside strict UTF-8 mode), bin 8/16 and fixarray/fixmap up to depth 16 are
+ *  decoded inline, with the same checks in the same order as the out-of-line path, which takes
+ *  everything else (and any of these that fails a check, to report it). */
 MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
     const uint8_t *p = r->pos;
     if (MPK__LIKELY(p < r->end)) {
@@ -105,7 +121,7 @@ MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
                 r->remaining = owed;
                 return 1;
             }
-            if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+            mpk__reader_value_done(r);
             return 1;
         } else if (b < 0xc0 && !(r->flags & MPK_FLAG_STRICT_UTF8)) {
             uint32_t n = b & 0x1fu;
@@ -114,13 +130,29 @@ MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
             tag->len = n;
             tag->data = p + 1;
             r->pos = p + 1 + n;
-            if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+            mpk__reader_value_done(r);
+            return 1;
+        } else if (b == 0xc4 || b == 0xc5 ||
+                   ((b == 0xd9 || b == 0xda) && !(r->flags & MPK_FLAG_STRICT_UTF8))) {
+            /* bin 8/16, str 8/16: a slow-path call here cost 62-67 instructions per head (bins,
+             * keys and texts over 31 bytes), 16 of them saving and restoring registers */
+            size_t left = (size_t)(r->end - p);
+            int is_bin = b < 0xd0, wide = b == 0xc5 || b == 0xda;
+            size_t hl = wide ? 3 : 2;
+            if (left < hl) return mpk__reader_next_slow(r, tag);
+            uint32_t n = wide ? mpk__load16(p + 1) : p[1];
+            if (n > (is_bin ? r->limits.bin : r->limits.str) || n > left - hl) return mpk__reader_next_slow(r, tag);
+            tag->type = is_bin ? MPK_BIN : MPK_STR;
+            tag->len = n;
+            tag->data = p + hl;
+            r->pos = p + hl + n;
+            mpk__reader_value_done(r);
             return 1;
         } else {
             return mpk__reader_next_slow(r, tag);
         }
         r->pos = p + 1;
-        if (r->depth && --r->remaining == 0) mpk__reader_close(r);
+        mpk__reader_value_done(r);
         return 1;
     }
     return mpk__reader_next_slow(r, tag);
