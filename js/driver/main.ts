@@ -4,7 +4,7 @@
 import { createInterface } from "node:readline";
 import { DecodeError, Decoder, Encoder, type DecoderOptions } from "../src/index.js";
 import { JsonNumber, JsonObject, parseJson, type Json } from "../test/support/losslessJson.js";
-import { bytesToHex, fromTyped, hexToBytes, toCanonicalJson } from "../test/support/typed.js";
+import { bytesToHex, fromTyped, hexToBytes, TimestampNsecError, toCanonicalJson } from "../test/support/typed.js";
 
 const encoder = new Encoder();
 const decoders = new Map<string, Decoder>();
@@ -47,13 +47,15 @@ function answer(line: string): string {
     let value: unknown;
     try {
       value = fromTyped(toEncode);
-    } catch {
-      return '{"error":"bad_request"}';
+    } catch (e) {
+      // spec/README.md: a timestamp nsec outside 0..999999999 is invalid_timestamp; anything else
+      // MessagePack cannot carry (ints beyond 64 bits, ext types beyond a byte) is bad_request
+      return e instanceof TimestampNsecError ? '{"error":"invalid_timestamp"}' : '{"error":"bad_request"}';
     }
     try {
       return `{"hex":"${bytesToHex(encoder.encode(value))}"}`;
-    } catch (e) {
-      return JSON.stringify({ error: e instanceof RangeError ? "out_of_range" : "encode_error" });
+    } catch {
+      return '{"error":"bad_request"}'; // a bigint beyond 64 bits, a length beyond 2^32-1
     }
   }
   const hex = field("decode");

@@ -21,6 +21,8 @@ export interface Case {
   forms: Uint8Array[];
   error?: string;
   offset?: number;
+  /** an encode request that must fail with `error` (no bytes) */
+  encodeError?: boolean;
   options: DecoderOptions;
 }
 
@@ -53,7 +55,11 @@ export function loadCorpus(): Case[] {
       }
       const msgpack = get(raw, "msgpack");
       const error = get(raw, "error");
-      if (typeof error === "string") {
+      if (typeof error === "string" && msgpack === undefined) {
+        // an encode error: a value MessagePack cannot carry
+        const type = raw.entries.map(([k]) => k).find((k) => TYPE_KEYS.has(k));
+        cases.push({ file, name, typed: raw, type, error, encodeError: true, forms: [], options });
+      } else if (typeof error === "string") {
         cases.push({
           file, name, error,
           offset: (get(raw, "offset") as JsonNumber).value,

@@ -8,6 +8,8 @@ import { ExtData, Float, MapPairs, RawStr, Timestamp } from "../../src/index.js"
 import { JsonNumber, JsonObject, type Json } from "./losslessJson.js";
 
 export class TypedError extends Error {}
+/** A timestamp whose nsec is outside 0..999999999: MessagePack cannot carry it (spec: invalid_timestamp). */
+export class TimestampNsecError extends TypedError {}
 
 const bad = (what: string): never => {
   throw new TypedError(`not a typed value: ${what}`);
@@ -120,8 +122,10 @@ export function fromTyped(t: Json): unknown {
     }
     case "timestamp": {
       if (!Array.isArray(m) || m.length !== 2) return bad("timestamp");
+      const nsec = integer(m[1]!);
+      if (nsec < 0n || nsec > 999_999_999n) throw new TimestampNsecError(`timestamp nsec ${nsec}`);
       try {
-        return new Timestamp(integer(m[0]!), Number(integer(m[1]!)));
+        return new Timestamp(integer(m[0]!), Number(nsec));
       } catch (e) {
         if (e instanceof RangeError) bad(e.message);
         throw e;
