@@ -38,3 +38,17 @@ driver-python: $(PY_PKG_STAMP)
 bench-python: $(PY_PKG_STAMP)
 	@mkdir -p bench/results
 	@$(PY) python/bench/bench.py --rounds 21 --out bench/results/python.md
+
+# The same tests with the extension built under AddressSanitizer and UBSan (not part of `make test`:
+# the interpreter is not instrumented, so the sanitizer runtimes are preloaded; leaks are left to
+# tests/test_leaks.py). Its own venv, so the optimised build above is untouched.
+PY_ASAN_VENV := python/build/asan-venv
+.PHONY: test-python-asan
+test-python-asan:
+	@test -x $(PY_ASAN_VENV)/bin/python || python3 -m venv $(PY_ASAN_VENV)
+	@$(PY_ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt
+	@CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -O1" LDFLAGS="-fsanitize=address,undefined" \
+		$(PY_ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall --no-build-isolation ./python
+	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(SUITE) python-asan -- $(PY_ASAN_VENV)/bin/python -m pytest python/tests -p no:cacheprovider -s

@@ -202,6 +202,7 @@ static int reserve(Unpacker *self, Py_ssize_t n)
 
 static int append(Unpacker *self, const char *data, Py_ssize_t n)
 {
+    if (n == 0) return 0; /* nothing to copy, and the buffer may not exist yet */
     if ((self->len - self->pos) + n > self->max_buffer_size) {
         PyErr_SetNone(mpkpy_BufferFull);
         return -1;

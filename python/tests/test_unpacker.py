@@ -88,6 +88,14 @@ class TestUnpacker:
             u.unpack()
         assert u.tell() == 6
 
+    def test_feed_empty_first(self):
+        u = mpk.Unpacker()
+        u.feed(b"")  # before any buffer exists (found by the UBSan run)
+        assert list(u) == []
+        u.feed(b"\x01")
+        u.feed(b"")
+        assert list(u) == [1]
+
     def test_feed_types(self):
         u = mpk.Unpacker()
         u.feed(bytearray(b"\x01"))
