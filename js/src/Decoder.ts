@@ -9,7 +9,7 @@ import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { lookupKey } from "./keyCache.js";
-import { BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
+import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
   Partial<{
@@ -87,6 +87,12 @@ let busy = false;
 /** True while the outermost decode reads strs from the str batch; batchNext is the next entry. */
 let batching = false;
 let batchNext = 0;
+/** The outermost decode of a large input may start a str batch; it does after BATCH_AFTER_STRS strs. */
+let batchEligible = false;
+let batchableSeen = 0;
+const BATCH_AFTER_STRS = 8;
+/** ...within this many input bytes each on average (documents of numbers with a few names do not batch) */
+const BATCH_BYTES_PER_STR = 512;
 /** For streams: after a truncated error, the input length that retrying needs at least. */
 let truncatedNeed = 0;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
@@ -128,19 +134,22 @@ export class Decoder {
     busy = true;
     try {
       this.begin(toBytes(input), 0);
-      // the str batch is shared module state: only the outermost decode uses it
+      // the str batch is shared module state: only the outermost decode uses it, and only once
+      // the input has shown some strs worth batching (a document of numbers does not pay the pass)
       if (!saved && end >= BATCH_MIN_INPUT) {
-        batchStrs(buf, view, 0, end);
-        batchNext = 0;
-        batching = batchCount > 0;
+        batchEligible = true;
+        batchableSeen = 0;
       }
       const value = read(0);
       if (pos < end) fail("trailing_bytes", pos);
       return value;
     } finally {
-      if (!saved && batching) {
-        batching = false;
-        clearBatch();
+      if (!saved) {
+        batchEligible = false;
+        if (batching) {
+          batching = false;
+          clearBatch();
+        }
       }
       if (saved) restore(saved);
       else busy = false;
@@ -186,6 +195,7 @@ export class Decoder {
     end = bytes.length;
     streamMode = false;
     batching = false; // a nested decode must not read the outer input's str batch
+    batchEligible = false;
     maxDepth = this.maxDepth;
     maxStr = this.maxStr;
     maxBin = this.maxBin;
@@ -208,12 +218,12 @@ export function truncatedNeedOf(): number {
 }
 
 function save(): unknown[] {
-  return [buf, view, pos, end, streamMode, batching, batchNext, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [buf, view, pos, end, streamMode, batching, batchNext, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 function fail(kind: DecodeErrorKind, offset: number): never {
@@ -391,12 +401,26 @@ function readStr(head: number, n: number): unknown {
       const stop = batchEnds[batchNext++]!;
       return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
     }
+  } else if (batchEligible && n >= BATCH_MIN_BYTES && ++batchableSeen === BATCH_AFTER_STRS) {
+    // Enough strs seen: batch the rest of the input (pos is the end of this str, a token
+    // boundary), if they came densely enough for the pass over the rest to pay.
+    batchEligible = false;
+    if (pos > BATCH_AFTER_STRS * BATCH_BYTES_PER_STR) return decodeStrAt(head, start, n);
+    batchStrs(buf, view, pos, end);
+    batchNext = 0;
+    batching = batchCount > 0;
   }
-  if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, false);
-  const s = decodeUtf8(buf, start, pos, TEXT_DECODER_THRESHOLD, true);
+  return decodeStrAt(head, start, n);
+}
+
+/** The str of buf[start, start + n), whose head is at `head`, decoded on its own. */
+function decodeStrAt(head: number, start: number, n: number): unknown {
+  const stop = start + n;
+  if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);
+  const s = decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, true);
   if (!lastUtf8Invalid) return s;
   if (utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
-  return new RawStr(buf.slice(start, pos));
+  return new RawStr(buf.slice(start, stop));
 }
 
 function readBin(head: number, n: number): Uint8Array {
