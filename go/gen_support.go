@@ -2,6 +2,7 @@ package mpk
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 )
 
@@ -90,16 +91,85 @@ func MarshalAppend(b []byte, v any) ([]byte, error) {
 }
 
 // UnmarshalPrefix decodes the value at the start of b into v, as Unmarshal does, and returns the
-// rest of b; generated code uses it for fields of types it does not handle itself.
+// rest of b.
 func UnmarshalPrefix(b []byte, v any) ([]byte, error) {
-	rest, err := Skip(b)
+	return UnmarshalPrefixNested(b, v, 0)
+}
+
+// The Nested functions are for generated code, which reads a message piece by piece: depth is the
+// number of containers enclosing the value at the start of b (0 at the top), so that the value's
+// own containers count from depth+1 and the default depth limit falls on the same head, with the
+// same kind and offset, as it does for Unmarshal on the whole message.
+
+// UnmarshalPrefixNested is UnmarshalPrefix for a value enclosed by depth containers; generated
+// code uses it for fields of types it does not handle itself.
+func UnmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
+	rest, err := SkipNested(b, depth)
 	if err != nil {
 		return b, err
 	}
-	if err := Unmarshal(b[:len(b)-len(rest)], v); err != nil {
+	d := getDecodeState(b[:len(b)-len(rest)], &defaultLimits, false, 0)
+	d.depth = depth
+	err = d.unmarshal(v)
+	putDecodeState(d)
+	if err != nil {
 		return b, err
 	}
 	return rest, nil
+}
+
+// SkipNested is Skip for a value enclosed by depth containers.
+func SkipNested(b []byte, depth int) ([]byte, error) {
+	r := reader{data: b, lim: defaultLimits, depth: depth}
+	if err := r.skip(); err != nil {
+		return b, err
+	}
+	return b[r.off:], nil
+}
+
+// ReadArrayHeaderNested is ReadArrayHeader for an array enclosed by depth containers: at the
+// depth limit its head is a DepthLimit error.
+func ReadArrayHeaderNested(b []byte, depth int) (n int, rest []byte, err error) {
+	if len(b) > 0 && depth < DefaultDepthLimit {
+		if c := b[0]; c&0xf0 == 0x90 {
+			if n = int(c & 0x0f); n < len(b) {
+				return n, b[1:], nil
+			}
+		} else if c == mArray16 && len(b) >= 3 {
+			if n = int(b[1])<<8 | int(b[2]); n <= len(b)-3 {
+				return n, b[3:], nil
+			}
+		}
+	}
+	return readHeaderNested(b, depth, ArrayType)
+}
+
+// ReadMapHeaderNested is ReadMapHeader for a map enclosed by depth containers: at the depth limit
+// its head is a DepthLimit error.
+func ReadMapHeaderNested(b []byte, depth int) (n int, rest []byte, err error) {
+	if len(b) > 0 && b[0]&0xf0 == 0x80 && depth < DefaultDepthLimit {
+		if n = int(b[0] & 0x0f); 2*n < len(b) {
+			return n, b[1:], nil
+		}
+	}
+	return readHeaderNested(b, depth, MapType)
+}
+
+// readHeaderNested reads a container head through the checked path, which checks the depth after
+// the count's limit and before the count's fit, in spec/README.md's order.
+func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
+	r := reader{data: b, lim: defaultLimits, depth: depth}
+	t, err := r.head()
+	if err != nil {
+		return 0, b, err
+	}
+	if t.t != want {
+		if want == ArrayType {
+			return 0, b, typeError(t, reflect.TypeFor[[]any](), 0)
+		}
+		return 0, b, typeError(t, reflect.TypeFor[map[string]any](), 0)
+	}
+	return int(t.n), b[r.off:], nil
 }
 
 // A StringArena gives the strings read by one generated UnmarshalMsg call a shared backing

@@ -61,17 +61,18 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -134,7 +135,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Colors = nil
 			} else {
 				var n3 int
-				n3, b, err = mpk.ReadArrayHeader(b)
+				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -152,7 +153,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -228,17 +229,18 @@ func (z *Tweet) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -347,7 +349,7 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
-			if b, err = z.User.mpkUnmarshal(b, sa); err != nil {
+			if b, err = z.User.mpkUnmarshal(b, sa, depth+1); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
@@ -376,11 +378,11 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
-			if b, err = z.Entities.mpkUnmarshal(b, sa); err != nil {
+			if b, err = z.Entities.mpkUnmarshal(b, sa, depth+1); err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -458,17 +460,18 @@ func (z *User) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -630,7 +633,7 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -717,17 +720,18 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -762,7 +766,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Hashtags = nil
 			} else {
 				var n11 int
-				n11, b, err = mpk.ReadArrayHeader(b)
+				n11, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -773,7 +777,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.Hashtags = make([]Hashtag, n11)
 				}
 				for i12 := range z.Hashtags {
-					if b, err = z.Hashtags[i12].mpkUnmarshal(b, sa); err != nil {
+					if b, err = z.Hashtags[i12].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -784,7 +788,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.UserMentions = nil
 			} else {
 				var n13 int
-				n13, b, err = mpk.ReadArrayHeader(b)
+				n13, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -795,7 +799,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.UserMentions = make([]Mention, n13)
 				}
 				for i14 := range z.UserMentions {
-					if b, err = z.UserMentions[i14].mpkUnmarshal(b, sa); err != nil {
+					if b, err = z.UserMentions[i14].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -806,7 +810,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Urls = nil
 			} else {
 				var n15 int
-				n15, b, err = mpk.ReadArrayHeader(b)
+				n15, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -817,13 +821,13 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.Urls = make([]URL, n15)
 				}
 				for i16 := range z.Urls {
-					if b, err = z.Urls[i16].mpkUnmarshal(b, sa); err != nil {
+					if b, err = z.Urls[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -873,17 +877,18 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -919,7 +924,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Indices = nil
 			} else {
 				var n19 int
-				n19, b, err = mpk.ReadArrayHeader(b)
+				n19, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -937,7 +942,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -993,17 +998,18 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1057,7 +1063,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Indices = nil
 			} else {
 				var n23 int
-				n23, b, err = mpk.ReadArrayHeader(b)
+				n23, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -1075,7 +1081,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1131,17 +1137,18 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1195,7 +1202,7 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Indices = nil
 			} else {
 				var n27 int
-				n27, b, err = mpk.ReadArrayHeader(b)
+				n27, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -1213,7 +1220,7 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}

@@ -320,24 +320,25 @@ func (g *gen) structMethods(nt *types.Named) {
 	// UnmarshalMsg
 	g.printf("\n// UnmarshalMsg decodes z from the start of b and returns the rest of b.\n")
 	g.printf("func (z *%s) UnmarshalMsg(b []byte) ([]byte, error) {\n", tn)
-	g.printf("var sa mpk.StringArena\nreturn z.mpkUnmarshal(b, &sa)\n}\n")
+	g.printf("var sa mpk.StringArena\nreturn z.mpkUnmarshal(b, &sa, 0)\n}\n")
 	g.printf("\n// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the\n")
-	g.printf("// strings of nested structs share its chunks.\n")
-	g.printf("func (z *%s) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {\n", tn)
+	g.printf("// strings of nested structs share its chunks, and with the number of containers enclosing\n")
+	g.printf("// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.\n")
+	g.printf("func (z *%s) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {\n", tn)
 	g.printf("in := b\nvar err error\n")
 	g.printf("_ = err\n")
 	if asArray {
-		g.printf("var n int\nn, b, err = mpk.ReadArrayHeader(b)\n%s", g.check())
+		g.printf("var n int\nn, b, err = mpk.ReadArrayHeaderNested(b, depth)\n%s", g.check())
 		for i, f := range fields {
 			g.printf("if n > %d {\n", i)
-			g.decode(f.expr, f.typ)
+			g.decode(f.expr, f.typ, 1)
 			g.printf("}\n")
 		}
-		g.printf("for i := %d; i < n; i++ {\nb, err = mpk.Skip(b)\n%s}\n", len(fields), g.check())
+		g.printf("for i := %d; i < n; i++ {\nb, err = mpk.SkipNested(b, depth+1)\n%s}\n", len(fields), g.check())
 	} else {
 		// Fields usually arrive in declaration order: the i-th key is first compared, head and
 		// all, with the i-th field's encoded key; only a miss reads the key and switches on it.
-		g.printf("var n int\nn, b, err = mpk.ReadMapHeader(b)\n%s", g.check())
+		g.printf("var n int\nn, b, err = mpk.ReadMapHeaderNested(b, depth)\n%s", g.check())
 		g.printf("for i := 0; i < n; i++ {\nfield := -1\nswitch {\n")
 		for i, f := range fields {
 			k := string(appendStr(nil, f.name))
@@ -352,9 +353,9 @@ func (g *gen) structMethods(nt *types.Named) {
 		g.printf("switch field {\n")
 		for i, f := range fields {
 			g.printf("case %d:\n", i)
-			g.decode(f.expr, f.typ)
+			g.decode(f.expr, f.typ, 1)
 		}
-		g.printf("default:\nb, err = mpk.Skip(b)\n%s}\n}\n", g.check())
+		g.printf("default:\nb, err = mpk.SkipNested(b, depth+1)\n%s}\n}\n", g.check())
 	}
 	g.printf("return b, nil\n}\n")
 }
@@ -563,15 +564,27 @@ func (g *gen) fallbackEncode(x string) {
 	g.printf("if o, err = mpk.MarshalAppend(o, %s); err != nil {\nreturn b, err\n}\n", x)
 }
 
-// decode reads the value at the start of b into the assignable x of type t.
-func (g *gen) decode(x string, t types.Type) {
+// depthExpr is the generated expression for the number of containers enclosing a value that
+// sits level containers inside the struct being decoded (mpkUnmarshal's depth counts those
+// enclosing the struct itself).
+func depthExpr(level int) string {
+	if level == 0 {
+		return "depth"
+	}
+	return "depth+" + strconv.Itoa(level)
+}
+
+// decode reads the value at the start of b into the assignable x of type t; level containers
+// inside the struct enclose it.
+func (g *gen) decode(x string, t types.Type, level int) {
 	chk := g.check()
+	depth := depthExpr(level)
 	if isTime(t) {
 		g.printf("%s, b, err = mpk.ReadTime(b)\n%s", x, chk)
 		return
 	}
 	if n, ok := t.(*types.Named); ok && g.generated[n] {
-		g.printf("if b, err = %s.mpkUnmarshal(b, sa); err != nil {\nreturn in, mpk.ShiftOffset(err, len(in)-len(b))\n}\n", x)
+		g.printf("if b, err = %s.mpkUnmarshal(b, sa, %s); err != nil {\nreturn in, mpk.ShiftOffset(err, len(in)-len(b))\n}\n", x, depth)
 		return
 	}
 	tn := g.typeName(t)
@@ -613,7 +626,7 @@ func (g *gen) decode(x string, t types.Type) {
 		case types.Uint8:
 			read("mpk.ReadUint8", "uint8")
 		default:
-			g.fallbackDecode(x)
+			g.fallbackDecode(x, depth)
 		}
 		return
 	case *types.Slice:
@@ -625,35 +638,35 @@ func (g *gen) decode(x string, t types.Type) {
 			return
 		}
 		n, i := g.name("n"), g.name("i")
-		g.printf("var %s int\n%s, b, err = mpk.ReadArrayHeader(b)\n%s", n, n, chk)
+		g.printf("var %s int\n%s, b, err = mpk.ReadArrayHeaderNested(b, %s)\n%s", n, n, depth, chk)
 		g.printf("if %s != nil && cap(%s) >= %s {\n%s = %s[:%s]\nclear(%s)\n} else {\n%s = make(%s, %s)\n}\n", x, x, n, x, x, n, x, x, tn, n)
 		g.printf("for %s := range %s {\n", i, x)
-		g.decode(x+"["+i+"]", u.Elem())
+		g.decode(x+"["+i+"]", u.Elem(), level+1)
 		g.printf("}\n}\n")
 		return
 	case *types.Map:
 		if kb, ok := u.Key().Underlying().(*types.Basic); ok && kb.Kind() == types.String {
 			n, k, v := g.name("n"), g.name("k"), g.name("v")
 			g.printf("if mpk.NextType(b) == mpk.NilType {\nb = b[1:]\n%s = nil\n} else {\n", x)
-			g.printf("var %s int\n%s, b, err = mpk.ReadMapHeader(b)\n%s", n, n, chk)
+			g.printf("var %s int\n%s, b, err = mpk.ReadMapHeaderNested(b, %s)\n%s", n, n, depth, chk)
 			g.printf("if %s == nil {\n%s = make(%s, %s)\n}\n", x, x, tn, n)
 			g.printf("for ; %s > 0; %s-- {\nvar %s string\n", n, n, k)
 			g.printf("%s, b, err = sa.ReadString(b)\n%s", k, chk)
 			g.printf("var %s %s\n", v, g.typeName(u.Elem()))
-			g.decode(v, u.Elem())
+			g.decode(v, u.Elem(), level+1)
 			g.printf("%s[%s(%s)] = %s\n}\n}\n", x, g.typeName(u.Key()), k, v)
 			return
 		}
 	case *types.Pointer:
 		g.printf("if mpk.NextType(b) == mpk.NilType {\nb = b[1:]\n%s = nil\n} else {\n", x)
 		g.printf("if %s == nil {\n%s = new(%s)\n}\n", x, x, g.typeName(u.Elem()))
-		g.decode("(*"+x+")", u.Elem())
+		g.decode("(*"+x+")", u.Elem(), level)
 		g.printf("}\n")
 		return
 	}
-	g.fallbackDecode(x)
+	g.fallbackDecode(x, depth)
 }
 
-func (g *gen) fallbackDecode(x string) {
-	g.printf("b, err = mpk.UnmarshalPrefix(b, &%s)\n%s", x, g.check())
+func (g *gen) fallbackDecode(x, depth string) {
+	g.printf("b, err = mpk.UnmarshalPrefixNested(b, &%s, %s)\n%s", x, depth, g.check())
 }

@@ -16,7 +16,7 @@ import (
 // TestGeneratedFileIsCurrent regenerates mpk_gen.go in memory: the committed file must be what
 // the generator writes now.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := gen.Generate(".", []string{"Product", "Mixed", "Item", "Point", "Base"}, "mpk_gen.go")
+	want, err := gen.Generate(".", []string{"Product", "Mixed", "Item", "Point", "Base", "Tree"}, "mpk_gen.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,37 +194,53 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 	}
 }
 
-// FuzzGeneratedUnmarshal feeds any bytes to the generated UnmarshalMsg and to Unmarshal: a
-// malformed input gets the same kind at the same offset from both, and a valid one the same
-// value.
+// FuzzGeneratedUnmarshal feeds any bytes to the generated UnmarshalMsg and to Unmarshal, for the
+// flat Product, the Mixed of every field kind, and the self-nesting Tree: a malformed input gets
+// the same kind at the same offset from both, and a valid one the same value.
 func FuzzGeneratedUnmarshal(f *testing.F) {
 	p := Product{Id: 191919191919, Name: "n", Description: "d", Price: 18900, Colors: []string{"red"}}
 	b, _ := p.MarshalMsg(nil)
 	f.Add(b)
 	f.Add([]byte{0x80})
 	f.Add([]byte{0x85, 0xa2, 'I', 'd', 0xc1})
+	var m Mixed
+	fill(rand.New(rand.NewSource(2)), reflect.ValueOf(&m).Elem(), 0)
+	m.Gone = false
+	b, _ = m.MarshalMsg(nil)
+	f.Add(b)
+	tree := Tree{Name: "root", Kids: []Tree{{Name: "a", Next: &Tree{Leaf: Point{X: 1}}}}, ByName: map[string]Tree{"b": {}}}
+	b, _ = tree.MarshalMsg(nil)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var viaGen, viaReflect Product
-		rest, genErr := viaGen.UnmarshalMsg(data)
-		if genErr == nil && len(rest) != 0 {
-			return // a value followed by more bytes: Unmarshal reports trailing bytes instead
-		}
-		refErr := mpk.Unmarshal(data, &viaReflect)
-		var g, r *mpk.DecodeError
-		if errors.As(genErr, &g) != errors.As(refErr, &r) {
-			// The generated code reads a struct only from a map, and reads nil only into
-			// pointers, slices and maps: those inputs may be type errors on one side only.
-			var te *mpk.UnmarshalTypeError
-			if errors.As(genErr, &te) || errors.As(refErr, &te) {
-				return
-			}
-			t.Fatalf("generated: %v, reflection: %v", genErr, refErr)
-		}
-		if g != nil && *g != *r {
-			t.Fatalf("generated: %v, reflection: %v", genErr, refErr)
-		}
-		if genErr == nil && refErr == nil && !reflect.DeepEqual(viaGen, viaReflect) {
-			t.Fatalf("generated %+v, reflection %+v", viaGen, viaReflect)
-		}
+		compareUnmarshal(t, data, new(Product), new(Product))
+		compareUnmarshal(t, data, new(Tree), new(Tree))
+		compareUnmarshal(t, data, new(Mixed), new(Mixed))
 	})
+}
+
+// compareUnmarshal decodes data with viaGen's UnmarshalMsg and with Unmarshal into viaReflect
+// (fresh values of one type) and fails when they disagree.
+func compareUnmarshal(t *testing.T, data []byte, viaGen generated, viaReflect any) {
+	t.Helper()
+	rest, genErr := viaGen.UnmarshalMsg(data)
+	if genErr == nil && len(rest) != 0 {
+		return // a value followed by more bytes: Unmarshal reports trailing bytes instead
+	}
+	refErr := mpk.Unmarshal(data, viaReflect)
+	var g, r *mpk.DecodeError
+	if errors.As(genErr, &g) != errors.As(refErr, &r) {
+		// The generated code reads a struct only from a map, and reads nil only into
+		// pointers, slices and maps: those inputs may be type errors on one side only.
+		var te *mpk.UnmarshalTypeError
+		if errors.As(genErr, &te) || errors.As(refErr, &te) {
+			return
+		}
+		t.Fatalf("%T: generated: %v, reflection: %v", viaGen, genErr, refErr)
+	}
+	if g != nil && *g != *r {
+		t.Fatalf("%T: generated: %v, reflection: %v", viaGen, genErr, refErr)
+	}
+	if genErr == nil && refErr == nil && !reflect.DeepEqual(viaGen, viaReflect) {
+		t.Fatalf("generated %+v, reflection %+v", viaGen, viaReflect)
+	}
 }

@@ -61,17 +61,18 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -134,7 +135,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Colors = nil
 			} else {
 				var n3 int
-				n3, b, err = mpk.ReadArrayHeader(b)
+				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -152,7 +153,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -397,17 +398,18 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -633,7 +635,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Raw = append(make([]byte, 0, len(v25)), v25...)
 			}
 		case 17:
-			b, err = mpk.UnmarshalPrefix(b, &z.Fixed)
+			b, err = mpk.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -643,7 +645,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Tags = nil
 			} else {
 				var n26 int
-				n26, b, err = mpk.ReadArrayHeader(b)
+				n26, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -666,7 +668,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Items = nil
 			} else {
 				var n28 int
-				n28, b, err = mpk.ReadArrayHeader(b)
+				n28, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -677,7 +679,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 					z.Items = make([]Item, n28)
 				}
 				for i29 := range z.Items {
-					if b, err = z.Items[i29].mpkUnmarshal(b, sa); err != nil {
+					if b, err = z.Items[i29].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
@@ -690,7 +692,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				if z.Ptr == nil {
 					z.Ptr = new(Item)
 				}
-				if b, err = (*z.Ptr).mpkUnmarshal(b, sa); err != nil {
+				if b, err = (*z.Ptr).mpkUnmarshal(b, sa, depth+1); err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 			}
@@ -700,7 +702,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Counts = nil
 			} else {
 				var n30 int
-				n30, b, err = mpk.ReadMapHeader(b)
+				n30, b, err = mpk.ReadMapHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -727,7 +729,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Named = nil
 			} else {
 				var n33 int
-				n33, b, err = mpk.ReadMapHeader(b)
+				n33, b, err = mpk.ReadMapHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -741,14 +743,14 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 					var v35 Point
-					if b, err = v35.mpkUnmarshal(b, sa); err != nil {
+					if b, err = v35.mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Named[Color(k34)] = v35
 				}
 			}
 		case 23:
-			b, err = mpk.UnmarshalPrefix(b, &z.Any)
+			b, err = mpk.UnmarshalPrefixNested(b, &z.Any, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -767,7 +769,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				z.Nested = nil
 			} else {
 				var n37 int
-				n37, b, err = mpk.ReadArrayHeader(b)
+				n37, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -783,7 +785,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 						z.Nested[i38] = nil
 					} else {
 						var n39 int
-						n39, b, err = mpk.ReadArrayHeader(b)
+						n39, b, err = mpk.ReadArrayHeaderNested(b, depth+2)
 						if err != nil {
 							return in, mpk.ShiftOffset(err, len(in)-len(b))
 						}
@@ -803,7 +805,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				}
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -846,17 +848,18 @@ func (z *Item) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -892,7 +895,7 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
@@ -927,17 +930,18 @@ func (z *Point) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadArrayHeader(b)
+	n, b, err = mpk.ReadArrayHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -954,7 +958,7 @@ func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 		}
 	}
 	for i := 2; i < n; i++ {
-		b, err = mpk.Skip(b)
+		b, err = mpk.SkipNested(b, depth+1)
 		if err != nil {
 			return in, mpk.ShiftOffset(err, len(in)-len(b))
 		}
@@ -996,17 +1000,18 @@ func (z *Base) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa)
+	return z.mpkUnmarshal(b, &sa, 0)
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
-// strings of nested structs share its chunks.
-func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n int
-	n, b, err = mpk.ReadMapHeader(b)
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1042,7 +1047,223 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena) ([]byte, error) {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.Skip(b)
+			b, err = mpk.SkipNested(b, depth+1)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Tree) Msgsize() (s int) {
+	s = 29
+	s += mpk.StringSize(len(z.Name))
+	if z.Kids == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Kids))
+		for i41 := range z.Kids {
+			s += z.Kids[i41].Msgsize()
+		}
+	}
+	if z.Next != nil {
+		s += (*z.Next).Msgsize()
+	} else {
+		s++
+	}
+	if z.ByName == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.ByName))
+		for k42, v43 := range z.ByName {
+			_, _ = k42, v43
+			s += mpk.StringSize(len(k42))
+			s += v43.Msgsize()
+		}
+	}
+	s += z.Leaf.Msgsize()
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Tree) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x85\xa4name"...)
+	o = mpk.AppendString(o, string(z.Name))
+	o = append(o, "\xa4kids"...)
+	if z.Kids == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Kids)))
+		for i44 := range z.Kids {
+			if o, err = z.Kids[i44].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa4next"...)
+	if z.Next == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		if o, err = z.Next.mpkAppend(o); err != nil {
+			return b, err
+		}
+	}
+	o = append(o, "\xa7by_name"...)
+	if z.ByName == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendMapHeader(o, uint32(len(z.ByName)))
+		keys45 := make([]string, 0, len(z.ByName))
+		for k46 := range z.ByName {
+			keys45 = append(keys45, k46)
+		}
+		slices.Sort(keys45)
+		for _, k46 := range keys45 {
+			o = mpk.AppendString(o, string(k46))
+			v47 := z.ByName[k46]
+			if o, err = v47.mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa4leaf"...)
+	if o, err = z.Leaf.mpkAppend(o); err != nil {
+		return b, err
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa, 0)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n int
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	if err != nil {
+		return in, mpk.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch {
+		case i == 0 && len(b) >= 5 && string(b[:5]) == "\xa4name":
+			b, field = b[5:], 0
+		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4kids":
+			b, field = b[5:], 1
+		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4next":
+			b, field = b[5:], 2
+		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7by_name":
+			b, field = b[8:], 3
+		case i == 4 && len(b) >= 5 && string(b[:5]) == "\xa4leaf":
+			b, field = b[5:], 4
+		default:
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "name":
+				field = 0
+			case "kids":
+				field = 1
+			case "next":
+				field = 2
+			case "by_name":
+				field = 3
+			case "leaf":
+				field = 4
+			}
+		}
+		switch field {
+		case 0:
+			z.Name, b, err = sa.ReadString(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		case 1:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Kids = nil
+			} else {
+				var n48 int
+				n48, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Kids != nil && cap(z.Kids) >= n48 {
+					z.Kids = z.Kids[:n48]
+					clear(z.Kids)
+				} else {
+					z.Kids = make([]Tree, n48)
+				}
+				for i49 := range z.Kids {
+					if b, err = z.Kids[i49].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+			}
+		case 2:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Next = nil
+			} else {
+				if z.Next == nil {
+					z.Next = new(Tree)
+				}
+				if b, err = (*z.Next).mpkUnmarshal(b, sa, depth+1); err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+			}
+		case 3:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.ByName = nil
+			} else {
+				var n50 int
+				n50, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.ByName == nil {
+					z.ByName = make(map[string]Tree, n50)
+				}
+				for ; n50 > 0; n50-- {
+					var k51 string
+					k51, b, err = sa.ReadString(b)
+					if err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					var v52 Tree
+					if b, err = v52.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					z.ByName[string(k51)] = v52
+				}
+			}
+		case 4:
+			if b, err = z.Leaf.mpkUnmarshal(b, sa, depth+1); err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = mpk.SkipNested(b, depth+1)
 			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}

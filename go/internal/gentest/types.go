@@ -4,7 +4,7 @@ package gentest
 
 import "time"
 
-//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base
+//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base,Tree
 
 // Product is the seed's struct.
 type Product struct {
@@ -61,4 +61,13 @@ type Point struct {
 	_ struct{} `msgpack:",asarray"`
 	X float64
 	Y float64
+}
+
+// Tree holds itself, so that a message can nest its generated structs as deep as the depth limit.
+type Tree struct {
+	Name   string          `msgpack:"name"`
+	Kids   []Tree          `msgpack:"kids"`
+	Next   *Tree           `msgpack:"next"`
+	ByName map[string]Tree `msgpack:"by_name"`
+	Leaf   Point           `msgpack:"leaf"`
 }
