@@ -2,8 +2,8 @@
  *
  * PyDict_Next costs a call and several checks per item, about a quarter of packing a dict-heavy
  * document (perf on twitter.json). On 3.11 the combined-table layout below (from CPython's
- * Include/internal/pycore_dict.h, which an extension cannot include without Py_BUILD_CORE) lets
- * the encoder read the entries in order. Any other version, and split tables (instance dicts),
+ * internal dict headers, which an extension cannot include without Py_BUILD_CORE; the field names
+ * here are ours, only the sizes and order must match) lets the encoder read the entries in order. Any other version, and split tables (instance dicts),
  * keep using PyDict_Next. The caller must re-check the dict after running Python code. */
 #ifndef MPKPY_DICT_ENTRIES_H
 #define MPKPY_DICT_ENTRIES_H
@@ -14,25 +14,25 @@
 #define MPKPY_DICT_ENTRIES 1
 
 typedef struct {
-    Py_hash_t me_hash;
-    PyObject *me_key;
-    PyObject *me_value;
+    Py_hash_t hash;
+    PyObject *key;
+    PyObject *value;
 } mpkpy_general_entry;
 
 typedef struct {
-    PyObject *me_key;
-    PyObject *me_value;
+    PyObject *key;
+    PyObject *value;
 } mpkpy_unicode_entry;
 
 typedef struct {
-    Py_ssize_t dk_refcnt;
-    uint8_t dk_log2_size;
-    uint8_t dk_log2_index_bytes;
-    uint8_t dk_kind; /* 0 general, 1 unicode, 2 split */
-    uint32_t dk_version;
-    Py_ssize_t dk_usable;
-    Py_ssize_t dk_nentries;
-    char dk_indices[];
+    Py_ssize_t refcount;
+    uint8_t log2_slots;
+    uint8_t log2_index_bytes;
+    uint8_t kind; /* 0 general, 1 unicode, 2 split */
+    uint32_t version;
+    Py_ssize_t usable;
+    Py_ssize_t entry_count;
+    char index_table[];
 } mpkpy_dict_keys;
 
 /* The entry array of a combined-table dict, or NULL (split table: use PyDict_Next). *general tells
@@ -42,10 +42,10 @@ MPK__INLINE const void *mpkpy_dict_entries(PyObject *dict, int *general, Py_ssiz
     PyDictObject *mp = (PyDictObject *)dict;
     if (mp->ma_values != NULL) return NULL;
     const mpkpy_dict_keys *k = (const mpkpy_dict_keys *)mp->ma_keys;
-    if (k->dk_kind == 2) return NULL;
-    *general = k->dk_kind == 0;
-    *count = k->dk_nentries;
-    return &k->dk_indices[(size_t)1 << k->dk_log2_index_bytes];
+    if (k->kind == 2) return NULL;
+    *general = k->kind == 0;
+    *count = k->entry_count;
+    return &k->index_table[(size_t)1 << k->log2_index_bytes];
 }
 #endif
 

@@ -324,11 +324,11 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
         const void *keys_before = ((PyDictObject *)o)->ma_keys;
         for (Py_ssize_t i = 0; i < slots; i++) {
             if (general) {
-                k = ((const mpkpy_general_entry *)entries)[i].me_key;
-                v = ((const mpkpy_general_entry *)entries)[i].me_value;
+                k = ((const mpkpy_general_entry *)entries)[i].key;
+                v = ((const mpkpy_general_entry *)entries)[i].value;
             } else {
-                k = ((const mpkpy_unicode_entry *)entries)[i].me_key;
-                v = ((const mpkpy_unicode_entry *)entries)[i].me_value;
+                k = ((const mpkpy_unicode_entry *)entries)[i].key;
+                v = ((const mpkpy_unicode_entry *)entries)[i].value;
             }
             if (v == NULL) continue; /* a deleted entry */
             int rc;
