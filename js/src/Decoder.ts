@@ -456,8 +456,30 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   if (depth >= maxDepth) return fail("depth_limit", head);
   if (n > end - pos) return truncated(head, pos + n); // every element takes at least one byte
   if (streamMode) return readArrayOwing(n, depth);
+  const d = depth + 1;
+  // Short arrays as literals: they come out packed (new Array(n) is holey), which is cheaper to
+  // make and to read; pairs and triples (coordinates, table rows) are the common case.
+  switch (n) {
+    case 0: return [];
+    case 1: return [read(d)];
+    case 2: {
+      const a = read(d);
+      return [a, read(d)];
+    }
+    case 3: {
+      const a = read(d);
+      const b = read(d);
+      return [a, b, read(d)];
+    }
+    case 4: {
+      const a = read(d);
+      const b = read(d);
+      const c = read(d);
+      return [a, b, c, read(d)];
+    }
+  }
   const arr: unknown[] = new Array(n);
-  for (let i = 0; i < n; i++) arr[i] = read(depth + 1);
+  for (let i = 0; i < n; i++) arr[i] = read(d);
   return arr;
 }
 
