@@ -26,13 +26,6 @@ typedef struct mpk_chunk {
     size_t len;
 } mpk_chunk;
 
-/** Private: one referenced body in chunk mode, placed after `at` bytes of the writer's buffer. */
-typedef struct mpk__writer_ref {
-    size_t at;
-    const void *data;
-    size_t len;
-} mpk__writer_ref;
-
 typedef struct mpk_writer {
     uint8_t *pos;          /* next byte to write */
     uint8_t *end;          /* end of the space; set to pos on error so every fast path goes slow */
@@ -45,10 +38,9 @@ typedef struct mpk_writer {
     void *flush_ctx;
     uint64_t flushed;      /* bytes already handed to the flush callback */
     size_t ref_threshold;  /* chunk mode: bodies of at least this many bytes are referenced */
-    mpk__writer_ref *refs;
-    size_t nrefs, refs_cap;
-    mpk_chunk *chunks;
-    size_t nchunks;
+    mpk_chunk *chunks;     /* chunk mode: the pieces so far (buffer runs and referenced bodies) */
+    size_t nchunks, chunks_cap;
+    size_t run_at;         /* chunk mode: buffer offset where the current, unlisted run starts */
 } mpk_writer;
 
 /* ------------------------------------------------------------------------------------------------
