@@ -17,6 +17,15 @@ of every library in it. Regenerate one section with `make bench-<name>`, all wit
 """
 
 
+def nest(section):
+    """Shift a section's headings so that its top one is level 2, under the report's title."""
+    levels = [len(line) - len(line.lstrip("#")) for line in section.splitlines() if line.startswith("#")]
+    shift = 2 - min(levels) if levels else 0
+    if shift <= 0:
+        return section
+    return "\n".join("#" * shift + line if line.startswith("#") else line for line in section.splitlines())
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     results = os.path.join(here, "..", "bench", "results")
@@ -25,7 +34,7 @@ def main():
     parts = [HEADER]
     for name in names:
         with open(files[name], encoding="utf-8") as f:
-            parts.append(f.read().strip() + "\n")
+            parts.append(nest(f.read().strip()) + "\n")
     with open(os.path.join(here, "..", "bench", "RESULTS.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
     print(f"bench/RESULTS.md: {', '.join(names) or 'no sections yet'}")
