@@ -87,18 +87,6 @@ def f32(x):
     return struct.unpack(">f", struct.pack(">f", x))[0]
 
 
-def fjson(x):
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return x
-
-
-def int_json(n):
-    return n if abs(n) <= ref.MAX_SAFE else str(n)
-
-
 def hexes(forms):
     return [f.hex() for f in forms]
 
@@ -174,7 +162,7 @@ INT_EDGES = [0, 1, 31, 32, 127, 128, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2
 
 def gen_ints(c):
     for n in INT_EDGES:
-        c.ok("int.json", f"int {n}", {"int": int_json(n)}, int_forms(n))
+        c.ok("int.json", f"int {n}", {"int": ref.int_json(n)}, int_forms(n))
     for n in (2**64 - 1, 2**63, -2**63, 2**53 + 1):
         c.ok("int.json", f"bignum {n}", {"bignum": str(n)}, int_forms(n))
 
@@ -192,10 +180,10 @@ FLOAT64S = [0.0, -0.0, 1.0, -1.0, 1.5, 0.1, -0.1, 3.141592653589793, 2.718281828
 def gen_floats(c):
     for x in FLOAT32S:
         v = f32(x)
-        c.ok("float.json", f"float32 {fjson(v)}", {"float32": fjson(v)},
+        c.ok("float.json", f"float32 {ref.float_json(v)}", {"float32": ref.float_json(v)},
              [b"\xca" + struct.pack(">f", v)])
     for x in FLOAT64S:
-        c.ok("float.json", f"float64 {fjson(x)}", {"float64": fjson(x)},
+        c.ok("float.json", f"float64 {ref.float_json(x)}", {"float64": ref.float_json(x)},
              [b"\xcb" + struct.pack(">d", x)])
 
 
@@ -352,7 +340,7 @@ TIMESTAMPS = [(0, 0), (1, 0), (1514862245, 0), (2**32 - 1, 0), (2**32, 0), (0, 1
 
 def gen_timestamps(c):
     for sec, nsec in TIMESTAMPS:
-        c.ok("timestamp.json", f"timestamp {sec} s {nsec} ns", {"timestamp": [int_json(sec), nsec]},
+        c.ok("timestamp.json", f"timestamp {sec} s {nsec} ns", {"timestamp": [ref.int_json(sec), nsec]},
              ts_forms(sec, nsec))
     bad_payloads = [("fixext 1", "d4ff00"), ("fixext 2", "d5ff0000"), ("fixext 16", "d8ff" + "00" * 16),
                     ("ext 8 length 0", "c700ff"), ("ext 8 length 5", "c705ff" + "00" * 5),

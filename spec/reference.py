@@ -114,11 +114,13 @@ def parse(typed):
     raise ValueError(key)
 
 
-def _int_json(n):
+def int_json(n):
+    """An int as the notation writes it: a JSON number within ±(2^53−1), else a decimal string."""
     return n if -MAX_SAFE <= n <= MAX_SAFE else str(n)
 
 
-def _float_json(x):
+def float_json(x):
+    """A float as the notation writes it: a JSON number, or "NaN", "Infinity", "-Infinity"."""
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -134,14 +136,14 @@ def canonical(neutral):
     if t == "bool":
         return {"bool": neutral[1]}
     if t == "int":
-        return {"int": _int_json(neutral[1])}
+        return {"int": int_json(neutral[1])}
     if t == "number":
         n = neutral[1]
-        return {"int": _int_json(n)} if isinstance(n, int) else {"float64": _float_json(n)}
+        return {"int": int_json(n)} if isinstance(n, int) else {"float64": float_json(n)}
     if t == "f32":
-        return {"float32": _float_json(neutral[1])}
+        return {"float32": float_json(neutral[1])}
     if t == "f64":
-        return {"float64": _float_json(neutral[1])}
+        return {"float64": float_json(neutral[1])}
     if t == "str":
         try:
             return {"string": neutral[1].decode("utf-8")}
@@ -156,7 +158,7 @@ def canonical(neutral):
     if t == "ext":
         return {"ext": [neutral[1], neutral[2].hex()]}
     if t == "ts":
-        return {"timestamp": [_int_json(neutral[1]), neutral[2]]}
+        return {"timestamp": [int_json(neutral[1]), neutral[2]]}
     raise ValueError(t)
 
 
