@@ -31,8 +31,10 @@ driver-js: js-build
 # The benchmark (not a test): its peers live in js/bench/package.json, apart from the package.
 BENCHES += js
 JS_BENCH_STAMP := js/bench/node_modules/.mpk-npm-ci
+# npm install, not npm ci: npm 11's ci rejects this lock file for lacking msgpackr-extract's builds
+# for other platforms (optional dependencies), though `npm install` writes the same lock file back.
 $(JS_BENCH_STAMP): js/bench/package.json js/bench/package-lock.json
-	@cd js/bench && npm ci --no-audit --no-fund --loglevel=error
+	@cd js/bench && npm install --no-audit --no-fund --loglevel=error
 	@touch $@
 
 .PHONY: bench-js
