@@ -364,29 +364,13 @@ func extCodecDecoder(c *extCodec) decoderFunc {
 	}
 }
 
-func timeDecoder(d *decodeState, v reflect.Value) error {
-	h := d.off
-	t, err := d.head()
-	if err != nil {
-		return err
-	}
-	switch {
-	case t.t == NilType:
-		v.SetZero()
-		return nil
-	case t.t != ExtType || t.ext != TimestampExt:
-		return d.mismatch(t, h, v.Type())
-	}
-	sec, nsec, _ := parseTimestamp(d.data[d.off : d.off+int(t.n)])
-	if sec > maxTimeSec {
-		return d.mismatch(t, h, v.Type())
-	}
-	d.off += int(t.n)
-	v.Set(reflect.ValueOf(time.Unix(sec, int64(nsec)).UTC()))
-	return nil
-}
+func timeDecoder(d *decodeState, v reflect.Value) error { return decodeTimestamp(d, v, true) }
 
-func timestampDecoder(d *decodeState, v reflect.Value) error {
+func timestampDecoder(d *decodeState, v reflect.Value) error { return decodeTimestamp(d, v, false) }
+
+// decodeTimestamp reads a timestamp ext (or nil, which zeroes v) into a time.Time when asTime,
+// else into a Timestamp, which holds seconds beyond what time.Time can.
+func decodeTimestamp(d *decodeState, v reflect.Value, asTime bool) error {
 	h := d.off
 	t, err := d.head()
 	if err != nil {
@@ -400,8 +384,15 @@ func timestampDecoder(d *decodeState, v reflect.Value) error {
 		return d.mismatch(t, h, v.Type())
 	}
 	sec, nsec, _ := parseTimestamp(d.data[d.off : d.off+int(t.n)])
+	if asTime && sec > maxTimeSec {
+		return d.mismatch(t, h, v.Type())
+	}
 	d.off += int(t.n)
-	v.Set(reflect.ValueOf(Timestamp{Sec: sec, Nsec: nsec}))
+	if asTime {
+		v.Set(reflect.ValueOf(time.Unix(sec, int64(nsec)).UTC()))
+	} else {
+		v.Set(reflect.ValueOf(Timestamp{Sec: sec, Nsec: nsec}))
+	}
 	return nil
 }
 
