@@ -184,7 +184,7 @@ def same_neutral(expected, actual):
         return False
     if te in ("f32", "f64"):
         return _float_same(expected[1], actual[1])
-    if te in ("array",):
+    if te == "array":
         return len(expected[1]) == len(actual[1]) and all(
             same_neutral(e, a) for e, a in zip(expected[1], actual[1]))
     if te == "map":
