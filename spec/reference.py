@@ -213,7 +213,7 @@ def _head_len(count, fix_base, fix_max, codes):
     for code, size in codes:
         if count < 1 << (8 * size):
             return bytes([code]) + count.to_bytes(size, "big")
-    raise EncodeError("length_limit", f"length {count} too large")
+    raise EncodeError("bad_request", f"length {count} too large")
 
 
 def encode_int(n):
@@ -225,11 +225,11 @@ def encode_int(n):
         for code, size in ((0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8)):
             if n < 1 << (8 * size):
                 return bytes([code]) + n.to_bytes(size, "big")
-        raise EncodeError("length_limit", f"int {n} beyond uint64")
+        raise EncodeError("bad_request", f"int {n} beyond uint64")
     for code, size in ((0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8)):
         if n >= -(1 << (8 * size - 1)):
             return bytes([code]) + n.to_bytes(size, "big", signed=True)
-    raise EncodeError("length_limit", f"int {n} beyond int64")
+    raise EncodeError("bad_request", f"int {n} beyond int64")
 
 
 def encode_ext_head(ext_type, length):
@@ -279,7 +279,7 @@ def encode_neutral(v, out):
             encode_neutral(x, out)
     elif t == "ext":
         if not -128 <= v[1] <= 127:
-            raise EncodeError("length_limit", f"ext type {v[1]} out of range")
+            raise EncodeError("bad_request", f"ext type {v[1]} out of range")
         out += encode_ext_head(v[1], len(v[2])) + v[2]
     elif t == "ts":
         payload = timestamp_payload(v[1], v[2])
