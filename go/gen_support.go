@@ -179,13 +179,28 @@ type StringArena struct {
 	buf []byte
 }
 
-// ReadString reads a str like ReadString, copying its bytes into the arena.
+// ReadString reads a str like ReadString, copying its bytes into the arena. The common case (a
+// fixstr that fits in the current chunk) is small enough to be inlined into generated code.
 func (a *StringArena) ReadString(b []byte) (string, []byte, error) {
+	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
+		if n := int(b[0] & 0x1f); n < len(b) && n <= len(a.buf) {
+			out := a.buf[:n:n]
+			a.buf = a.buf[n:]
+			copy(out, b[1:])
+			return unsafeString(out), b[n+1:], nil
+		}
+	}
+	return a.readString(b)
+}
+
+// readString is ReadString's general case: any str head, a new chunk, or an error.
+func (a *StringArena) readString(b []byte) (string, []byte, error) {
 	s, rest, err := ReadStringBytes(b)
 	if err != nil || len(s) == 0 {
 		return "", rest, err
 	}
 	if len(s) > len(a.buf) {
+		// The chunk holds what is left of the input at most: every later string comes from it.
 		size := min(len(b), arenaChunk)
 		if size < len(s) {
 			size = len(s)

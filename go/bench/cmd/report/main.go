@@ -7,8 +7,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -30,6 +32,7 @@ func main() {
 	rounds := flag.Int("rounds", 7, "rounds; each runs every side once")
 	benchtime := flag.String("benchtime", "200ms", "time per side per round")
 	filter := flag.String("filter", "", "only cases whose name contains this")
+	only := flag.String("sides", "", "only these sides (comma-separated), for quick comparisons while tuning")
 	flag.Parse()
 	must(flag.Set("test.benchtime", *benchtime))
 
@@ -48,6 +51,9 @@ func main() {
 		}
 		for _, s := range c.Sides {
 			s := s
+			if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
+				continue
+			}
 			if s.Marshal != nil {
 				rows = append(rows, row{c.Name, "marshal", s.Name, len(s.Input), func(b *testing.B) {
 					b.ReportAllocs()
@@ -138,11 +144,10 @@ func print(rows []row, samples []sample, rounds int, benchtime string) {
 	for _, c := range []string{"product", "tweet"} {
 		for _, op := range []string{"marshal", "unmarshal"} {
 			get := func(side string) float64 { return med[c+"|"+op+"|"+side] }
-			if get("mpk") == 0 {
-				continue
-			}
 			check := func(what string, v, bar float64) {
-				fmt.Printf("| %s %s: %s | %.2fx | >= %.2fx | %v |\n", c, op, what, v, bar, v >= bar)
+				if v > 0 && !math.IsInf(v, 0) {
+					fmt.Printf("| %s %s: %s | %.2fx | >= %.2fx | %v |\n", c, op, what, v, bar, v >= bar)
+				}
 			}
 			check("vmihailenco / mpk", get("vmihailenco")/get("mpk"), 2)
 			check("protobuf / mpk", get("protobuf")/get("mpk"), 1)
