@@ -17,7 +17,22 @@
 #define MPK__HAVE_FD 1
 #endif
 
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(MPK_NO_STREAMING_STORES)
+#include <emmintrin.h>
+#define MPK__STREAMING 1
+#endif
+
 enum { MODE_GROWABLE, MODE_FIXED, MODE_FLUSH, MODE_CHUNKS };
+
+/* Bodies of at least STREAM_MIN_BODY bytes written at least STREAM_MIN_OFFSET bytes into the
+ * output are copied with streaming (non-temporal) stores on x86-64: a plain copy reads every
+ * destination line into the cache before overwriting it, a streaming one only writes it, and
+ * output that large would leave the cache anyway. Measured here (EPYC, 1 MiB L2, 32 MiB L3),
+ * copying 8 KiB bodies from a hot source into a 256 MiB buffer took 23-32 ms instead of 42-63 ms
+ * (glibc memcpy), bodies of 0..8191 bytes 24-28 ms instead of 40-42 ms. Below the offset the output
+ * may still be read from the cache (a small message sent right away), so it is copied plainly. */
+#define STREAM_MIN_BODY 1024
+#define STREAM_MIN_OFFSET ((size_t)4 << 20)
 
 /* The flush buffer must hold the longest head or fixed-size value (15 bytes: timestamp 96). */
 #define MIN_FLUSH_CAP 64
@@ -85,8 +100,54 @@ void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind) {
     w->end = w->pos; /* every fast path now fails its room check and lands in the slow path */
 }
 
+#ifdef MPK__STREAMING
+/* The line that holds the head and the body's first bytes is copied plainly, and so is the last
+ * partial line: streaming stores start on a line boundary. A line written partly by plain and
+ * partly by streaming stores made the copy as slow as a plain one (measured). */
+static MPK__NOINLINE void stream_copy(uint8_t *dst, const uint8_t *src, size_t len) {
+    size_t lead = (size_t)(-(uintptr_t)dst & 63);
+    memcpy(dst, src, lead);
+    dst += lead;
+    src += lead;
+    len -= lead;
+    for (; len >= 64; len -= 64, dst += 64, src += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)src);
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + 48));
+        _mm_stream_si128((__m128i *)dst, a);
+        _mm_stream_si128((__m128i *)(dst + 16), b);
+        _mm_stream_si128((__m128i *)(dst + 32), c);
+        _mm_stream_si128((__m128i *)(dst + 48), d);
+    }
+    memcpy(dst, src, len);
+}
+#endif
+
+/* A body into the buffer at dst (room checked by the caller). */
+MPK__INLINE void copy_body(const mpk_writer *w, uint8_t *dst, const void *src, size_t len) {
+#ifdef MPK__STREAMING
+    if (len >= STREAM_MIN_BODY && (size_t)(dst - w->buf) >= STREAM_MIN_OFFSET) {
+        stream_copy(dst, (const uint8_t *)src, len);
+        return;
+    }
+#else
+    (void)w;
+#endif
+    memcpy(dst, src, len);
+}
+
+/* Streaming stores are ordered only for this thread: before the output is handed on (finish,
+ * release, chunks, a flush) a fence orders them for every other thread too. */
+static void order_stores(void) {
+#ifdef MPK__STREAMING
+    _mm_sfence();
+#endif
+}
+
 static int do_flush(mpk_writer *w, const void *data, size_t len) {
     if (len == 0) return 1;
+    order_stores();
     if (w->flush(w->flush_ctx, data, len) != 0) {
         mpk_writer_flag_error(w, MPK_ERR_IO);
         return 0;
@@ -96,6 +157,7 @@ static int do_flush(mpk_writer *w, const void *data, size_t len) {
 }
 
 mpk_error_kind mpk_writer_finish(mpk_writer *w) {
+    order_stores();
     if (w->error == MPK_OK && w->mode == MODE_FLUSH) {
         if (do_flush(w, w->buf, (size_t)(w->pos - w->buf))) w->pos = w->buf;
     }
@@ -132,6 +194,7 @@ uint8_t *mpk_writer_release(mpk_writer *w, size_t *size) {
         return NULL;
     }
     uint8_t *buf = w->buf;
+    order_stores();
     if (size) *size = (size_t)(w->pos - w->buf);
     w->buf = w->pos = w->end = w->cap_end = NULL;
     w->owns_buf = 0;
@@ -147,6 +210,7 @@ int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count) {
     *chunks = NULL;
     *count = 0;
     if (w->error != MPK_OK || w->mode != MODE_CHUNKS) return 0;
+    order_stores();
     size_t n = w->nchunks, size = (size_t)(w->pos - w->buf);
     if (w->chunks_cap < n + 1 && !grow_chunks(w, n + 1)) return 0;
     if (size > w->run_at) {
@@ -297,7 +361,7 @@ MPK__NOINLINE void mpk__write_body(mpk_writer *w, const void *data, size_t len) 
         }
     }
     if (!mpk__writer_room(w, len)) return;
-    memcpy(w->pos, data, len);
+    copy_body(w, w->pos, data, len);
     w->pos += len;
 }
 
@@ -336,7 +400,7 @@ MPK__INLINE void put_framed(mpk_writer *w, const uint8_t *head, size_t n, const 
         }
     } else if ((size_t)(w->end - w->pos) >= n + len) {
         memcpy(w->pos, head, n);
-        if (len) memcpy(w->pos + n, data, len); /* data may be NULL when len is 0 */
+        if (len) copy_body(w, w->pos + n, data, len); /* data may be NULL when len is 0 */
         w->pos += n + len;
         return;
     }

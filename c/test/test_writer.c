@@ -226,6 +226,52 @@ static void test_chunks(void) {
     mpk_writer_destroy(&g);
 }
 
+/* Bodies far into a big output take the streaming-store copy on x86-64 (writer.c): every length
+ * and destination alignment around its line handling must give the same bytes as a plain copy. */
+static void test_large_bodies(void) {
+    static const size_t lengths[] = {1023, 1024, 1025, 1087, 1088, 1151, 4109, 70000};
+    enum { NLEN = sizeof lengths / sizeof lengths[0], SHIFTS = 65 };
+    static uint8_t source[70000 + 64];
+    for (size_t i = 0; i < sizeof source; i++) source[i] = (uint8_t)(i * 7 + (i >> 8));
+    size_t filler = (size_t)5 << 20;
+    uint8_t *zeros = (uint8_t *)calloc(1, filler);
+    CHECK(zeros != NULL);
+    if (!zeros) return;
+    mpk_writer g;
+    mpk_writer_init_growable(&g, 0);
+    mpk_write_bin(&g, zeros, filler); /* past the offset where streaming starts */
+    for (int shift = 0; shift < SHIFTS; shift++) {
+        for (size_t k = 0; k < NLEN; k++) {
+            const uint8_t *body = source + (size_t)shift % 7; /* source alignments vary too */
+            mpk_write_str(&g, "................................", (size_t)shift % 32); /* moves the destination */
+            switch (k % 3) {
+            case 0: mpk_write_bin(&g, body, lengths[k]); break;
+            case 1: mpk_write_str(&g, body, lengths[k]); break;
+            default: mpk_write_bin_head(&g, (uint32_t)lengths[k]); mpk_write_bytes(&g, body, lengths[k]); break;
+            }
+        }
+    }
+    CHECK(mpk_writer_finish(&g) == MPK_OK);
+    mpk_reader r;
+    mpk_tag tag;
+    mpk_reader_init(&r, mpk_writer_data(&g), mpk_writer_size(&g));
+    CHECK(mpk_reader_next(&r, &tag) && tag.len == filler && memcmp(tag.data, zeros, filler) == 0);
+    int ok = 1;
+    for (int shift = 0; shift < SHIFTS && ok; shift++) {
+        for (size_t k = 0; k < NLEN && ok; k++) {
+            ok &= mpk_reader_next(&r, &tag) && tag.type == MPK_STR && tag.len == (size_t)shift % 32;
+            ok &= mpk_reader_next(&r, &tag) && tag.len == lengths[k] &&
+                  tag.type == (k % 3 == 1 ? MPK_STR : MPK_BIN) &&
+                  memcmp(tag.data, source + (size_t)shift % 7, lengths[k]) == 0;
+        }
+    }
+    CHECK_MSG(ok, "a large body differs after %zu bytes", mpk_reader_offset(&r));
+    CHECK(mpk_reader_offset(&r) == mpk_writer_size(&g));
+    mpk_reader_destroy(&r);
+    mpk_writer_destroy(&g);
+    free(zeros);
+}
+
 static void test_errors(void) {
     mpk_write_timestamp(&w, 0, 1000000000u);
     CHECK(mpk_writer_error(&w) == MPK_ERR_INVALID_ARGUMENT);
@@ -255,6 +301,7 @@ int main(void) {
     test_fixed_buffer();
     test_flush();
     test_chunks();
+    test_large_bodies();
     test_flush_file_and_fd();
     test_errors();
     mpk_writer_destroy(&w);
