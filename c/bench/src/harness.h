@@ -11,10 +11,19 @@
 
 typedef enum bench_row_kind { ROW_INTS, ROW_STRINGS, ROW_MESSAGES, ROW_CORPUS } bench_row_kind;
 
-/* What a row's ops are. DOM rows: pack, unpack. Message rows: pack, unpack with the streaming
- * decoder, unpack one value after another from the whole buffer. Rows with long str/bin bodies
- * (the strings, the 8 KiB bins) also pack into reference chunks (zero-copy, for writev). */
-typedef enum bench_op { OP_PACK, OP_UNPACK, OP_UNPACK_STREAM, OP_UNPACK_ONESHOT, OP_PACK_CHUNKS } bench_op;
+/* What a row's ops are. DOM rows: pack, unpack (into the DOM memory kept from the last decode).
+ * The ints row also unpacks into fresh memory (its DOM is hundreds of MB, all new pages from the
+ * kernel). Message rows: pack, unpack with the streaming decoder, unpack one value after another
+ * from the whole buffer. Rows with long str/bin bodies (the strings, the 8 KiB bins) also pack into
+ * reference chunks (zero-copy, for writev). */
+typedef enum bench_op {
+    OP_PACK,
+    OP_UNPACK,
+    OP_UNPACK_FRESH,
+    OP_UNPACK_STREAM,
+    OP_UNPACK_ONESHOT,
+    OP_PACK_CHUNKS
+} bench_op;
 
 typedef struct bench_row {
     const char *label;
@@ -38,6 +47,7 @@ typedef struct bench_config {
     const bench_side *sides[BENCH_MAX_SIDES];
     int side_count;
     double min_sample_seconds; /* small rows repeat an op until one sample takes this long */
+    const char *op_filter;     /* time only these ops: names, comma-separated (NULL: all) */
 } bench_config;
 
 /* Run every op of a row: a checked, untimed first pass, then cfg->rounds interleaved rounds.

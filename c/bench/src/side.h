@@ -64,12 +64,16 @@ typedef struct bench_side {
     int (*pack_ints)(uint32_t count, bench_buf *out);
     int (*pack_strings)(const bench_strings *strings, bench_buf *out);
     int (*pack_messages)(bench_message message, uint32_t count, bench_buf *out);
-    /* Decode one value into the side's DOM (timed); NULL on error. */
-    void *(*dom_decode)(const bench_buf *in);
+    /* Decode one value into the side's DOM (timed); NULL on error. With fresh == 0 the side
+     * decodes into memory it keeps from one decode to the next, as far as its API allows (the
+     * steady state of a program that decodes many messages); with fresh != 0 into memory new from
+     * the allocator, freed again by dom_free. */
+    void *(*dom_decode)(const bench_buf *in, int fresh);
     /* Walk the DOM and fill the check (not timed). */
     void (*dom_check)(const void *dom, bench_check *check);
     /* Encode the DOM back (the corpus rows' "pack"). Return 0 on success. */
     int (*dom_encode)(const void *dom, bench_buf *out);
+    /* Done with a decode's DOM: frees a fresh one; a kept one stays for the next decode. */
     void (*dom_free)(void *dom);
     /* Decode every message of a stream, adding each to the check (timed). Return 0 on success. */
     int (*unpack_messages)(const bench_buf *in, bench_unpack_mode mode, bench_check *check);
