@@ -321,6 +321,18 @@ MPK__INLINE PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
 
 static PyObject *timestamp_object(mpkpy_decoder *d, int64_t sec, uint32_t nsec);
 
+/* Python code (the ExtType and Timestamp classes) runs with the collector as the caller had it:
+ * another thread may run meanwhile, and the code may itself switch the collector off or on. */
+static PyObject *call_python(mpkpy_decoder *d, PyObject *callable, PyObject *const *args, size_t n)
+{
+    if (!d->gc_paused) return PyObject_Vectorcall(callable, args, n, NULL);
+    PyGC_Enable();
+    PyObject *r = PyObject_Vectorcall(callable, args, n, NULL);
+    /* switched off by the code we called: leave it off when the decode ends */
+    if (!PyGC_Disable()) d->gc_paused = 0;
+    return r;
+}
+
 static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     int64_t sec;
@@ -380,8 +392,13 @@ static PyObject *timestamp_object(mpkpy_decoder *d, int64_t sec, uint32_t nsec)
         Py_DECREF(delta);
         return r;
     }
-    default:
-        return PyObject_CallFunction(mpkpy_Timestamp, "LI", (long long)sec, (unsigned int)nsec);
+    default: {
+        PyObject *args[2] = {PyLong_FromLongLong(sec), PyLong_FromUnsignedLong(nsec)};
+        PyObject *r = args[0] && args[1] ? call_python(d, mpkpy_Timestamp, args, 2) : NULL;
+        Py_XDECREF(args[0]);
+        Py_XDECREF(args[1]);
+        return r;
+    }
     }
 }
 
@@ -397,7 +414,7 @@ static PyObject *make_ext(mpkpy_decoder *d, const uint8_t *h, int8_t type, const
         return NULL;
     }
     PyObject *args[2] = {code, data};
-    PyObject *r = PyObject_Vectorcall(d->o->ext_hook ? d->o->ext_hook : mpkpy_ExtType, args, 2, NULL);
+    PyObject *r = call_python(d, d->o->ext_hook ? d->o->ext_hook : mpkpy_ExtType, args, 2);
     Py_DECREF(code);
     Py_DECREF(data);
     return r;
@@ -745,15 +762,31 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
 #undef NEED
 }
 
+/* Hooks, error handlers and float32_type are Python code run for many values: the collector is
+ * left alone when any is given (make_ext resumes it around the ExtType and Timestamp classes). */
+static int may_pause_gc(const mpkpy_decoder *d)
+{
+    const mpkpy_unpack_options *o = d->o;
+    return !o->object_hook && !o->object_pairs_hook && !o->list_hook && !o->ext_hook &&
+           !o->float32_type && !d->errors;
+}
+
 PyObject *mpkpy_decode(mpkpy_decoder *d)
 {
+    d->gc_paused = 0;
     d->errors = d->o->unicode_errors ? PyUnicode_AsUTF8(d->o->unicode_errors) : NULL;
     if (d->o->unicode_errors && !d->errors) return NULL;
     if (d->errors && strcmp(d->errors, "strict") == 0) d->errors = NULL;
     /* Nesting is bounded by max_depth and by the input length; small inputs skip the guard */
     if (d->end - d->p <= 256) return decode_value(d, 0);
     if (Py_EnterRecursiveCall(" while unpacking")) return NULL;
+    /* The objects being built hold no reference cycle, so a collection run while they are built
+     * (one per 700 allocations by default) can free nothing and only walks them: the collector is
+     * off for the decode. Its allocation count still grows, so a collection follows the decode as
+     * it would have followed the allocations; a value freed before then costs none. */
+    if (may_pause_gc(d)) d->gc_paused = PyGC_Disable();
     PyObject *r = decode_value(d, 0);
+    if (d->gc_paused) PyGC_Enable();
     Py_LeaveRecursiveCall();
     return r;
 }

@@ -22,6 +22,7 @@ typedef struct mpkpy_decoder {
     const mpkpy_unpack_options *o;
     const char *errors;         /* unicode_errors as a C string, NULL = strict */
     Py_ssize_t need;            /* after `truncated`: a lower bound on the input length needed */
+    int gc_paused;              /* the decode turned the cyclic GC off (see mpkpy_decode) */
 } mpkpy_decoder;
 
 /* Defaults of unpackb: the spec's limits (depth 1024, lengths 2^32-1). */

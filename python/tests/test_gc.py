@@ -1,0 +1,77 @@
+"""The cyclic garbage collector around a decode: unpackb switches it off while it builds a large
+value (the value holds no cycle) and must leave it exactly as the caller had it, on success and on
+error, and the objects it returns must still be tracked so that cycles made from them later are
+collected."""
+import gc
+
+import pytest
+
+import mpk
+
+# over 256 bytes, the size from which the decode pauses the collector
+BIG = mpk.packb({"rows": [{"id": i, "tags": ["a", "b"], "ts": mpk.Timestamp(i, 5), "x": mpk.ExtType(5, b"e")}
+                          for i in range(40)]})
+ERRORS = [BIG[:-1], BIG + b"\x00", BIG.replace(b"\xa1a", b"\xa1\xff")]
+
+
+def test_big_is_big():
+    assert len(BIG) > 256
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collector_state_is_kept(enabled):
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert mpk.unpackb(BIG)["rows"][3]["ts"] == mpk.Timestamp(3, 5)
+        assert gc.isenabled() is enabled
+        for bad in ERRORS:
+            with pytest.raises(ValueError):
+                mpk.unpackb(bad)
+            assert gc.isenabled() is enabled
+        unpacker = mpk.Unpacker()
+        unpacker.feed(BIG)
+        assert next(unpacker) == mpk.unpackb(BIG)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_collector_runs_in_hooks():
+    seen = []
+
+    def hook(code, data):
+        seen.append(gc.isenabled())
+        return mpk.ExtType(code, data)
+
+    mpk.unpackb(BIG, ext_hook=hook)
+    assert seen and all(seen)
+    assert gc.isenabled()
+
+
+def test_hook_that_disables_the_collector_is_obeyed():
+    def hook(d):
+        gc.disable()
+        return d
+
+    try:
+        mpk.unpackb(BIG, object_hook=hook)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("use_list", [True, False])
+def test_decoded_containers_are_tracked(use_list):
+    value = mpk.unpackb(BIG, use_list=use_list)
+    rows = value["rows"]
+    assert gc.is_tracked(value) and gc.is_tracked(rows) and gc.is_tracked(rows[0]["tags"])
+
+
+def test_cycles_made_from_decoded_values_are_collected():
+    gc.collect()
+    value = mpk.unpackb(BIG)
+    value["rows"].append(value["rows"])
+    value["self"] = value
+    del value
+    assert gc.collect() >= 2
