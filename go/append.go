@@ -171,7 +171,8 @@ func AppendExt(b []byte, typ int8, data []byte) []byte {
 
 // AppendTimestamp appends the timestamp ext (type -1) in its shortest form: 32 bits when
 // nsec == 0 and 0 <= sec < 2^32, 64 bits when 0 <= sec < 2^34, else 96 bits. nsec must be
-// below 1e9.
+// below 1e9: like every Append function it does not fail, so the caller checks (Marshal of a
+// Timestamp does, with an *InvalidTimestampError).
 func AppendTimestamp(b []byte, sec int64, nsec uint32) []byte {
 	if sec >= 0 && sec>>34 == 0 {
 		if nsec == 0 && sec>>32 == 0 {

@@ -30,6 +30,12 @@ type corpusCase struct {
 	Offset   int64
 	Limits   *mpk.Limits
 	Strict   bool
+
+	// An encode-error case (spec/vectors/encode_errors.json): a value MessagePack cannot carry
+	// and the kind an encoder refuses it with. ValueErr is why the value could not be parsed
+	// into Go's types (an int beyond 64 bits, an ext type beyond int8).
+	EncodeError string
+	ValueErr    error
 }
 
 func (c *corpusCase) options() mpk.DecodeOptions {
@@ -79,6 +85,10 @@ func parseCase(dec *json.Decoder) (corpusCase, error) {
 	if tk, err := dec.Token(); err != nil || tk != json.Delim('{') {
 		return c, fmt.Errorf("expected a case object")
 	}
+	// The value is parsed once the whole case is read: only then is it known whether a value
+	// that does not fit Go's types is an error of the file or the point of the case.
+	var valueKey string
+	var valueRaw json.RawMessage
 	for dec.More() {
 		tk, err := dec.Token()
 		if err != nil {
@@ -87,10 +97,15 @@ func parseCase(dec *json.Decoder) (corpusCase, error) {
 		key := tk.(string)
 		switch {
 		case typed.Keys[key]:
-			if c.Value, err = typed.ParseMember(dec, key); err != nil {
+			valueKey = key
+			if err := dec.Decode(&valueRaw); err != nil {
 				return c, err
 			}
 			c.HasValue, c.Loose = true, key == "number"
+		case key == "encode_error":
+			if err := dec.Decode(&c.EncodeError); err != nil {
+				return c, err
+			}
 		case key == "msgpack":
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
@@ -149,8 +164,21 @@ func parseCase(dec *json.Decoder) (corpusCase, error) {
 			}
 		}
 	}
-	_, err := dec.Token()
-	return c, err
+	if _, err := dec.Token(); err != nil {
+		return c, err
+	}
+	if c.HasValue {
+		vd := json.NewDecoder(bytes.NewReader(valueRaw))
+		vd.UseNumber()
+		var err error
+		if c.Value, err = typed.ParseMember(vd, valueKey); err != nil {
+			if c.EncodeError == "" {
+				return c, err
+			}
+			c.ValueErr = err
+		}
+	}
+	return c, nil
 }
 
 // limitsFrom changes the named limits of the defaults.
@@ -185,9 +213,12 @@ func TestCorpus(t *testing.T) {
 			for i, c := range cases {
 				c := c
 				t.Run(fmt.Sprintf("%d %s", i, c.Name), func(t *testing.T) {
-					if c.Forms != nil {
+					switch {
+					case c.EncodeError != "":
+						checkEncodeError(t, &c)
+					case c.Forms != nil:
 						checkPositive(t, &c)
-					} else {
+					default:
 						checkNegative(t, &c)
 					}
 				})
@@ -200,7 +231,10 @@ func checkPositive(t *testing.T, c *corpusCase) {
 	if !c.HasValue || len(c.Forms) == 0 {
 		t.Fatal("positive case without a value or forms")
 	}
-	enc := typed.Encode(nil, c.Value)
+	enc, err := typed.Encode(nil, c.Value)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
 	if c.Loose {
 		if !containsForm(c.Forms, enc) {
 			t.Errorf("encode: %x is none of the listed forms", enc)
@@ -244,6 +278,99 @@ func checkPositive(t *testing.T, c *corpusCase) {
 			}
 		}
 	}
+}
+
+// checkEncodeError hands an encode-error case's value to the driver's encoder (the writer, with
+// timestamps through MarshalAppend) and, built as Go values, to Marshal: both must refuse it,
+// with *mpk.InvalidTimestampError for invalid_timestamp.
+func checkEncodeError(t *testing.T, c *corpusCase) {
+	if !c.HasValue || c.Forms != nil || c.Input != nil {
+		t.Fatal("an encode-error case has one value and no msgpack")
+	}
+	if c.ValueErr != nil {
+		if c.EncodeError != "bad_request" {
+			t.Fatalf("the value does not parse: %v", c.ValueErr)
+		}
+		t.Skipf("the value cannot be built in Go's types (%v): nothing to refuse", c.ValueErr)
+	}
+	enc, err := typed.Encode(nil, c.Value)
+	if err == nil {
+		t.Fatalf("the driver's encoder accepted it: %x", enc)
+	}
+	if kind := typed.EncodeErrorKind(err); kind != c.EncodeError {
+		t.Errorf("the driver's encoder: %v (%s), want %s", err, kind, c.EncodeError)
+	}
+	x, ok := goValue(c.Value)
+	if !ok {
+		return // an nsec beyond uint32: no mpk.Timestamp holds it
+	}
+	out, err := mpk.Marshal(x)
+	var te *mpk.InvalidTimestampError
+	switch {
+	case err == nil:
+		t.Errorf("Marshal accepted it: %x", out)
+	case c.EncodeError == "invalid_timestamp" && !errors.As(err, &te):
+		t.Errorf("Marshal: %v, want an *mpk.InvalidTimestampError", err)
+	}
+}
+
+// goValue builds v from Go values that Marshal encodes as v; false when Go cannot hold it (a map
+// key of an unhashable kind, an nsec beyond uint32).
+func goValue(v typed.Value) (any, bool) {
+	switch v.Kind {
+	case typed.Nil:
+		return nil, true
+	case typed.Bool:
+		return v.Bool, true
+	case typed.Int, typed.Number:
+		if v.Kind == typed.Number && !v.IsInt {
+			return v.F, true
+		}
+		if v.Neg {
+			return v.I, true
+		}
+		return v.U, true
+	case typed.Float32:
+		return float32(v.F), true
+	case typed.Float64:
+		return v.F, true
+	case typed.Str:
+		return string(v.Bytes), true
+	case typed.Bin:
+		return v.Bytes, true
+	case typed.Ext:
+		return mpk.Ext{Type: v.Ext, Data: v.Bytes}, true
+	case typed.Timestamp:
+		if v.Nsec < 0 || v.Nsec > math.MaxUint32 {
+			return nil, false
+		}
+		return mpk.Timestamp{Sec: v.Sec, Nsec: uint32(v.Nsec)}, true
+	case typed.Array:
+		out := make([]any, len(v.Items))
+		for i, item := range v.Items {
+			x, ok := goValue(item)
+			if !ok {
+				return nil, false
+			}
+			out[i] = x
+		}
+		return out, true
+	case typed.Map:
+		out := make(map[any]any, len(v.Items)/2)
+		for i := 0; i < len(v.Items); i += 2 {
+			k, ok := goValue(v.Items[i])
+			if !ok || hasUnhashableKey(typed.Value{Kind: typed.Map, Items: v.Items[i : i+1]}) {
+				return nil, false
+			}
+			x, ok := goValue(v.Items[i+1])
+			if !ok {
+				return nil, false
+			}
+			out[k] = x
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 func containsForm(forms [][]byte, b []byte) bool {
@@ -403,9 +530,9 @@ func anyEqual(x any, want typed.Value) (eq, ok bool) {
 	case typed.Timestamp:
 		switch tm := x.(type) {
 		case time.Time:
-			return tm.Unix() == want.Sec && uint32(tm.Nanosecond()) == want.Nsec && tm.Location() == time.UTC, true
+			return tm.Unix() == want.Sec && int64(tm.Nanosecond()) == want.Nsec && tm.Location() == time.UTC, true
 		case mpk.Timestamp:
-			return tm.Sec == want.Sec && tm.Nsec == want.Nsec, true
+			return tm.Sec == want.Sec && int64(tm.Nsec) == want.Nsec, true
 		}
 		return false, true
 	case typed.Array:

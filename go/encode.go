@@ -199,6 +199,10 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 	case timestampType:
 		return func(e *encodeState, v reflect.Value) {
 			ts := v.Interface().(Timestamp)
+			if ts.Nsec > maxNsec {
+				e.setError(&InvalidTimestampError{Sec: ts.Sec, Nsec: ts.Nsec})
+				return
+			}
 			e.buf = AppendTimestamp(e.buf, ts.Sec, ts.Nsec)
 		}
 	case extType:

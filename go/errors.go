@@ -123,6 +123,18 @@ func (e *UnsupportedTypeError) Error() string {
 	return "mpk: unsupported type: " + e.Type.String()
 }
 
+// An InvalidTimestampError is returned by Marshal for a Timestamp whose Nsec is over 999999999:
+// no timestamp ext can carry it (a decoder reports such an ext as InvalidTimestamp, the spec's
+// invalid_timestamp).
+type InvalidTimestampError struct {
+	Sec  int64
+	Nsec uint32
+}
+
+func (e *InvalidTimestampError) Error() string {
+	return "mpk: invalid timestamp: nsec " + strconv.FormatUint(uint64(e.Nsec), 10) + " is over 999999999"
+}
+
 // A MarshalerError wraps an error returned by a Marshaler or an ext encoder.
 type MarshalerError struct {
 	Type reflect.Type

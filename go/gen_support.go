@@ -53,6 +53,9 @@ func readIntRange(b []byte, lo, hi int64, name string) (int64, []byte, error) {
 	}
 	v, rest, err := ReadInt(b)
 	if err != nil {
+		if te, ok := err.(*UnmarshalTypeError); ok {
+			te.Type = intTypes[name]
+		}
 		return 0, b, err
 	}
 	if v < lo || v > hi {

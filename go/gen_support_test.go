@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -67,4 +68,116 @@ func TestNestedReadsMatchWholeMessage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadsConvertLikeUnmarshal checks the Read functions generated code uses against Unmarshal
+// into the same Go type: the same value, or an error on both sides (a *DecodeError the same).
+// The Read functions are stricter in two documented places: nil is a type error (Unmarshal
+// leaves the zero value), and a string is read only from a str (Unmarshal also takes a bin).
+func TestReadsConvertLikeUnmarshal(t *testing.T) {
+	inputs := map[string][]byte{
+		"float64 0.1":     {0xcb, 0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a},
+		"float64 0.5":     {0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0},
+		"float64 NaN":     {0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 1},
+		"float64 1e300":   {0xcb, 0x7e, 0x37, 0xe4, 0x3c, 0x88, 0x00, 0x75, 0x9c},
+		"float32 1.5":     {0xca, 0x3f, 0xc0, 0, 0},
+		"int 3":           {0x03},
+		"int -200":        {0xd1, 0xff, 0x38},
+		"int 300":         {0xcd, 0x01, 0x2c},
+		"uint 2^32":       {0xcf, 0, 0, 0, 1, 0, 0, 0, 0},
+		"fixstr":          {0xa3, 'a', 'b', 'c'},
+		"empty str":       {0xa0},
+		"str 8":           append([]byte{0xd9, 40}, bytes.Repeat([]byte{'x'}, 40)...),
+		"str 16":          append([]byte{0xda, 0, 3}, 'x', 'y', 'z'),
+		"fixstr cut":      {0xa3, 'a'},
+		"str 8 cut":       {0xd9, 40, 'x'},
+		"bin":             {0xc4, 1, 'x'},
+		"nil":             {0xc0},
+		"invalid byte":    {0xc1},
+		"empty":           {},
+		"bool":            {0xc3},
+		"array of one":    {0x91, 0x01},
+		"int 8 cut":       {0xd0},
+		"float 32 cut":    {0xca, 0x3f},
+		"float 64 cut":    {0xcb, 0x3f, 0xe0},
+		"negative fixint": {0xff},
+	}
+	type reader struct {
+		read   func(b []byte) (any, []byte, error)
+		target func() any // a pointer to a fresh value of the type read
+	}
+	readers := map[string]reader{
+		"ReadFloat32": {func(b []byte) (any, []byte, error) { return wrap(ReadFloat32(b)) }, func() any { return new(float32) }},
+		"ReadFloat64": {func(b []byte) (any, []byte, error) { return wrap(ReadFloat64(b)) }, func() any { return new(float64) }},
+		"ReadInt8":    {func(b []byte) (any, []byte, error) { return wrap(ReadInt8(b)) }, func() any { return new(int8) }},
+		"ReadInt16":   {func(b []byte) (any, []byte, error) { return wrap(ReadInt16(b)) }, func() any { return new(int16) }},
+		"ReadInt32":   {func(b []byte) (any, []byte, error) { return wrap(ReadInt32(b)) }, func() any { return new(int32) }},
+		"ReadInt":     {func(b []byte) (any, []byte, error) { return wrap(ReadInt(b)) }, func() any { return new(int64) }},
+		"ReadUint8":   {func(b []byte) (any, []byte, error) { return wrap(ReadUint8(b)) }, func() any { return new(uint8) }},
+		"ReadUint16":  {func(b []byte) (any, []byte, error) { return wrap(ReadUint16(b)) }, func() any { return new(uint16) }},
+		"ReadUint32":  {func(b []byte) (any, []byte, error) { return wrap(ReadUint32(b)) }, func() any { return new(uint32) }},
+		"ReadUint":    {func(b []byte) (any, []byte, error) { return wrap(ReadUint(b)) }, func() any { return new(uint64) }},
+		"StringArena.ReadString": {func(b []byte) (any, []byte, error) {
+			var sa StringArena
+			return wrap(sa.ReadString(b))
+		}, func() any { return new(string) }},
+	}
+	for iname, in := range inputs {
+		for rname, r := range readers {
+			got, rest, err := r.read(in)
+			target := r.target()
+			refErr := Unmarshal(in, target)
+			want := reflectValue(target)
+			var de, refDe *DecodeError
+			var te *UnmarshalTypeError
+			isDe, refIsDe := errors.As(err, &de), errors.As(refErr, &refDe)
+			stricter := iname == "nil" || (iname == "bin" && rname == "StringArena.ReadString")
+			switch {
+			case stricter:
+				if !errors.As(err, &te) || refErr != nil {
+					t.Errorf("%s on %s: %v, want a type error; Unmarshal: %v", rname, iname, err, refErr)
+				}
+			case errors.As(err, &te) && te.Type != reflect.TypeOf(target).Elem():
+				t.Errorf("%s on %s: the error names %v", rname, iname, te.Type)
+			case isDe != refIsDe || (isDe && *de != *refDe):
+				t.Errorf("%s on %s: %v; Unmarshal: %v", rname, iname, err, refErr)
+			case (err == nil) != (refErr == nil):
+				t.Errorf("%s on %s: %v; Unmarshal: %v", rname, iname, err, refErr)
+			case err == nil && (fmt.Sprint(got) != fmt.Sprint(want) || len(rest) != 0):
+				t.Errorf("%s on %s: %v (%d bytes left); Unmarshal: %v", rname, iname, got, len(rest), want)
+			case err != nil && !bytes.Equal(rest, in):
+				t.Errorf("%s on %s: the rest after an error is not the input", rname, iname)
+			}
+		}
+	}
+}
+
+func wrap[T any](v T, rest []byte, err error) (any, []byte, error) { return v, rest, err }
+
+func reflectValue(p any) any {
+	switch p := p.(type) {
+	case *float32:
+		return *p
+	case *float64:
+		return *p
+	case *int8:
+		return *p
+	case *int16:
+		return *p
+	case *int32:
+		return *p
+	case *int64:
+		return *p
+	case *uint8:
+		return *p
+	case *uint16:
+		return *p
+	case *uint32:
+		return *p
+	case *uint64:
+		return *p
+	case *string:
+		return *p
+	}
+	panic("unexpected target")
 }

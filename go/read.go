@@ -158,7 +158,8 @@ func ReadFloat64(b []byte) (float64, []byte, error) {
 	return 0, b, typeError(t, float64Type, 0)
 }
 
-// ReadFloat32 reads a float 32, a float 64 (rounded) or an int (converted).
+// ReadFloat32 reads a float 32, a float 64 that a float32 holds exactly (or a NaN), or an int
+// (converted), as Unmarshal into a float32 does.
 func ReadFloat32(b []byte) (float32, []byte, error) {
 	if len(b) >= 5 && b[0] == mFloat32 {
 		return math.Float32frombits(uint32(b[1])<<24 | uint32(b[2])<<16 | uint32(b[3])<<8 | uint32(b[4])), b[5:], nil
@@ -168,8 +169,12 @@ func ReadFloat32(b []byte) (float32, []byte, error) {
 		if te, ok := err.(*UnmarshalTypeError); ok {
 			te.Type = float32Type
 		}
+		return 0, b, err
 	}
-	return float32(f), rest, err
+	if len(b) > 0 && b[0] == mFloat64 && float64(float32(f)) != f && !math.IsNaN(f) {
+		return 0, b, &UnmarshalTypeError{Value: "float64", Type: float32Type}
+	}
+	return float32(f), rest, nil
 }
 
 // ReadStringBytes reads a str and returns its bytes as a sub-slice of b (no copy, no UTF-8 check).

@@ -223,6 +223,9 @@ func (r *reader) ext(n uint64, h, hdr int) (tok, error) {
 	return t, nil
 }
 
+// maxNsec is the largest nsec a timestamp ext carries.
+const maxNsec = 999999999
+
 // parseTimestamp decodes the payload of a timestamp ext (4, 8 or 12 bytes).
 func parseTimestamp(p []byte) (sec int64, nsec uint32, ok bool) {
 	switch len(p) {
@@ -231,10 +234,10 @@ func parseTimestamp(p []byte) (sec int64, nsec uint32, ok bool) {
 	case 8:
 		v := binary.BigEndian.Uint64(p)
 		nsec = uint32(v >> 34)
-		return int64(v & (1<<34 - 1)), nsec, nsec <= 999999999
+		return int64(v & (1<<34 - 1)), nsec, nsec <= maxNsec
 	case 12:
 		nsec = binary.BigEndian.Uint32(p)
-		return int64(binary.BigEndian.Uint64(p[4:])), nsec, nsec <= 999999999
+		return int64(binary.BigEndian.Uint64(p[4:])), nsec, nsec <= maxNsec
 	}
 	return 0, 0, false
 }

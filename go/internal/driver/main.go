@@ -52,7 +52,11 @@ func answer(line []byte) []byte {
 		return []byte(`{"error":"bad_request"}`)
 	}
 	if req.encode != nil {
-		return []byte(`{"hex":"` + hex.EncodeToString(typed.Encode(nil, *req.encode)) + `"}`)
+		enc, err := typed.Encode(nil, *req.encode)
+		if err != nil {
+			return []byte(`{"error":"` + typed.EncodeErrorKind(err) + `"}`)
+		}
+		return []byte(`{"hex":"` + hex.EncodeToString(enc) + `"}`)
 	}
 	opts := mpk.DecodeOptions{Limits: req.limits, StrictUTF8: req.strict}
 	var raw mpk.RawMessage

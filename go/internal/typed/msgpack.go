@@ -12,53 +12,75 @@ import (
 	"mpk.dev/go/mpk"
 )
 
-// Encode appends v in shortest form through mpk's Append functions. A loose number that is an
-// int is written as an int, any other as a float 64.
-func Encode(b []byte, v Value) []byte {
+// ErrNsecRange is Encode's refusal of a timestamp whose nsec does not even fit mpk.Timestamp's
+// uint32 (an nsec within it but over 999999999 is refused by mpk itself).
+var ErrNsecRange = errors.New("typed: timestamp nsec outside 0..4294967295")
+
+// EncodeErrorKind is the spec's kind for an error of Encode: invalid_timestamp for a timestamp
+// mpk refuses, bad_request for anything else.
+func EncodeErrorKind(err error) string {
+	var te *mpk.InvalidTimestampError
+	if errors.As(err, &te) || errors.Is(err, ErrNsecRange) {
+		return "invalid_timestamp"
+	}
+	return "bad_request"
+}
+
+// Encode appends v in shortest form through mpk's Append functions (timestamps through
+// mpk.MarshalAppend, which refuses an nsec over 999999999). A loose number that is an int is
+// written as an int, any other as a float 64.
+func Encode(b []byte, v Value) ([]byte, error) {
 	switch v.Kind {
 	case Nil:
-		return mpk.AppendNil(b)
+		return mpk.AppendNil(b), nil
 	case Bool:
-		return mpk.AppendBool(b, v.Bool)
+		return mpk.AppendBool(b, v.Bool), nil
 	case Int:
 		if v.Neg {
-			return mpk.AppendInt(b, v.I)
+			return mpk.AppendInt(b, v.I), nil
 		}
-		return mpk.AppendUint(b, v.U)
+		return mpk.AppendUint(b, v.U), nil
 	case Number:
 		if v.IsInt {
 			return Encode(b, IntValue(v.Neg, v.I, v.U))
 		}
-		return mpk.AppendFloat64(b, v.F)
+		return mpk.AppendFloat64(b, v.F), nil
 	case Float32:
 		if math.IsNaN(v.F) {
-			return mpk.AppendFloat32(b, math.Float32frombits(0x7fc00000))
+			return mpk.AppendFloat32(b, math.Float32frombits(0x7fc00000)), nil
 		}
-		return mpk.AppendFloat32(b, float32(v.F))
+		return mpk.AppendFloat32(b, float32(v.F)), nil
 	case Float64:
-		return mpk.AppendFloat64(b, v.F)
+		return mpk.AppendFloat64(b, v.F), nil
 	case Str:
-		return mpk.AppendStringBytes(b, v.Bytes)
+		return mpk.AppendStringBytes(b, v.Bytes), nil
 	case Bin:
-		return mpk.AppendBytes(b, v.Bytes)
+		return mpk.AppendBytes(b, v.Bytes), nil
 	case Array:
 		b = mpk.AppendArrayHeader(b, uint32(len(v.Items)))
-		for _, item := range v.Items {
-			b = Encode(b, item)
-		}
-		return b
+		return encodeItems(b, v.Items)
 	case Map:
 		b = mpk.AppendMapHeader(b, uint32(len(v.Items)/2))
-		for _, item := range v.Items {
-			b = Encode(b, item)
-		}
-		return b
+		return encodeItems(b, v.Items)
 	case Ext:
-		return mpk.AppendExt(b, v.Ext, v.Bytes)
+		return mpk.AppendExt(b, v.Ext, v.Bytes), nil
 	case Timestamp:
-		return mpk.AppendTimestamp(b, v.Sec, v.Nsec)
+		if v.Nsec < 0 || v.Nsec > math.MaxUint32 {
+			return b, ErrNsecRange
+		}
+		return mpk.MarshalAppend(b, mpk.Timestamp{Sec: v.Sec, Nsec: uint32(v.Nsec)})
 	}
 	panic("typed: unknown kind")
+}
+
+func encodeItems(b []byte, items []Value) ([]byte, error) {
+	var err error
+	for _, item := range items {
+		if b, err = Encode(b, item); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // Decode reads one value from the start of b through mpk's Read functions and returns it with
@@ -124,7 +146,7 @@ func Decode(b []byte) (Value, []byte, error) {
 		}
 		if typ == mpk.TimestampExt {
 			sec, nsec, rest, err := mpk.ReadTimestamp(b)
-			return Value{Kind: Timestamp, Sec: sec, Nsec: nsec}, rest, err
+			return Value{Kind: Timestamp, Sec: sec, Nsec: int64(nsec)}, rest, err
 		}
 		return Value{Kind: Ext, Ext: typ, Bytes: append([]byte{}, data...)}, rest, nil
 	}
@@ -187,7 +209,7 @@ func Canonical(w *bytes.Buffer, v Value) {
 		w.WriteString(`{"ext":[` + strconv.Itoa(int(v.Ext)) + `,"` + hex.EncodeToString(v.Bytes) + `"]}`)
 	case Timestamp:
 		w.WriteString(`{"timestamp":[` + intJSON(v.Sec < 0, v.Sec, uint64(v.Sec)) + `,` +
-			strconv.FormatUint(uint64(v.Nsec), 10) + `]}`)
+			strconv.FormatInt(v.Nsec, 10) + `]}`)
 	}
 }
 

@@ -153,15 +153,43 @@ func extMember(key string, a, b any) (Value, error) {
 	if !ok || sec.Kind != Int || (!sec.Neg && sec.U > math.MaxInt64) {
 		return Value{}, errors.New("timestamp: bad sec")
 	}
-	nsec, ok := intOf(b)
-	if !ok || nsec.Neg || nsec.U > 999999999 {
+	nsec, ok := nsecOf(b)
+	if !ok {
 		return Value{}, errors.New("timestamp: bad nsec")
 	}
 	s := sec.I
 	if !sec.Neg {
 		s = int64(sec.U)
 	}
-	return Value{Kind: Timestamp, Sec: s, Nsec: uint32(nsec.U)}, nil
+	return Value{Kind: Timestamp, Sec: s, Nsec: nsec}, nil
+}
+
+// nsecOf reads a timestamp's nsec, any integer: one beyond int64 becomes the nearest int64, which
+// is as far outside 0..999999999 and is refused the same way when encoded.
+func nsecOf(x any) (int64, bool) {
+	if v, ok := intOf(x); ok {
+		if v.Neg {
+			return v.I, true
+		}
+		return int64(min(v.U, math.MaxInt64)), true
+	}
+	var s string
+	switch x := x.(type) {
+	case json.Number:
+		s = string(x)
+	case string:
+		s = x
+	default:
+		return 0, false
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+		return 0, false // not an integer at all
+	}
+	if strings.HasPrefix(s, "-") {
+		return math.MinInt64, true
+	}
+	return math.MaxInt64, true
 }
 
 // intOf reads a JSON integer or a decimal string.

@@ -38,7 +38,7 @@ type Value struct {
 	Bytes []byte // Str, Bin, Ext payload
 	Ext   int8
 	Sec   int64
-	Nsec  uint32
+	Nsec  int64 // any integer a case gives, so that one out of 0..999999999 can be refused
 	Items []Value
 }
 
