@@ -1,67 +1,111 @@
 import { DecodeError } from "./DecodeError.js";
-import { TRUNCATED, truncatedNeedOf, type Decoder } from "./Decoder.js";
+import { Decoder, TRUNCATED, type DecoderOptions } from "./Decoder.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
+import { ValueScanner } from "./ValueScanner.js";
 
 /**
  * The stream layer under decodeStream and DecoderStream: takes chunks split anywhere and hands out
  * the values they complete. It holds at most one incomplete value (plus the chunk that brought
- * it); errors are reported as soon as bytes show them, truncation only at finish().
- * Offsets in errors count from the start of the stream.
+ * it). Offsets in errors count from the start of the stream.
  *
- * An incomplete value is decoded again from its start when enough bytes arrive; "enough" is the
- * length its first missing token declared (a str's payload, an array's minimum size), so a long
- * str or bin arriving in many chunks is decoded once, not once per chunk.
+ * Values that a chunk holds whole are decoded straight from it. When one is cut off, a
+ * ValueScanner walks its bytes as they arrive: it reports an error as soon as the bytes prove
+ * it, and says where the value ends, so that the value is decoded once it is all there (each
+ * byte is scanned once and decoded at most twice, whatever the chunking). Truncation is reported
+ * only by finish(), at the offset one-shot decoding of the incomplete value gives.
  */
 export class ChunkDecoder {
+  private readonly decoder: Decoder;
+  private readonly scanner: ValueScanner;
   private pending = new Uint8Array(256);
   private length = 0;
   /** Stream offset of pending[0]. */
   private base = 0;
-  /** pending must hold this many bytes before a retry can succeed. */
-  private need = 0;
+  /** pending holds the start of a value that did not fit; the scanner is walking it. */
+  private scanning = false;
+  /** The error the stream ended with; later calls throw it again. */
+  private failure: DecodeError | undefined;
 
-  constructor(private readonly decoder: Decoder) {}
+  constructor(options?: DecoderOptions) {
+    this.decoder = new Decoder(options);
+    this.scanner = new ValueScanner(options);
+  }
 
-  /** Adds a chunk; returns the values it completed, in order. */
-  feed(chunk: BinaryInput): unknown[] {
-    const bytes = toBytes(chunk);
-    this.append(bytes);
-    const values: unknown[] = [];
-    if (this.length < this.need) return values;
+  /**
+   * Adds a chunk and appends the values it completed to `out`, in order. An error the bytes prove
+   * is thrown after that: the values before it are in `out`.
+   */
+  feed(chunk: BinaryInput, out: unknown[]): void {
+    if (this.failure) throw this.failure;
+    this.append(toBytes(chunk));
+    try {
+      this.decodeAvailable(out);
+    } catch (e) {
+      if (e instanceof DecodeError) this.failure = e;
+      throw e;
+    }
+  }
+
+  /** Ends the stream: bytes left over are a truncated value. */
+  finish(): void {
+    if (this.failure) throw this.failure;
+    if (this.length === 0) return;
     const input = this.pending.subarray(0, this.length);
+    try {
+      this.decoder.decodeAt(input, 0);
+    } catch (e) {
+      throw this.rebased(e, input);
+    }
+    // feed() decodes whatever is complete, so a value left here cannot be whole
+    throw new DecodeError("truncated", this.base, input[0]);
+  }
+
+  private decodeAvailable(out: unknown[]): void {
+    let input = this.pending.subarray(0, this.length);
+    if (this.scanning) {
+      let size: number;
+      try {
+        size = this.scanner.scan(input, this.length);
+      } catch (e) {
+        throw this.rebased(e, input);
+      }
+      if (size < 0) return;
+      this.scanning = false;
+      try {
+        out.push(this.decoder.decodeAt(input.subarray(0, size), 0)[0]);
+      } catch (e) {
+        throw this.rebased(e, input);
+      }
+      this.consume(size);
+      input = this.pending.subarray(0, this.length);
+    }
     let at = 0;
-    while (at < this.length) {
+    while (at < input.length) {
       let value: unknown;
       let next: number;
       try {
         [value, next] = this.decoder.decodeAt(input, at, true);
       } catch (e) {
-        if (e === TRUNCATED) {
-          this.need = truncatedNeedOf() - at;
-          break;
+        if (e !== TRUNCATED) {
+          this.consume(at);
+          throw this.rebased(e, this.pending.subarray(0, this.length));
         }
-        if (e instanceof DecodeError) throw new DecodeError(e.kind, this.base + e.offset);
-        throw e;
+        // cut off: scan what is there (it may already prove an error) and wait for the rest
+        this.consume(at);
+        this.scanning = true;
+        this.scanner.reset();
+        return this.decodeAvailable(out);
       }
-      values.push(value);
+      out.push(value);
       at = next;
-      this.need = 0;
     }
     this.consume(at);
-    return values;
   }
 
-  /** Ends the stream: bytes left over are a truncated value. */
-  finish(): void {
-    if (this.length === 0) return;
-    try {
-      this.decoder.decodeAt(this.pending.subarray(0, this.length), 0);
-    } catch (e) {
-      if (e instanceof DecodeError) throw new DecodeError(e.kind, this.base + e.offset);
-      throw e;
-    }
-    // feed() decodes whatever is complete, so a value left here cannot be whole
-    throw new DecodeError("truncated", this.base);
+  /** A DecodeError from decoding `input` (pending[0...]), with its offset counted from the stream start. */
+  private rebased(e: unknown, input: Uint8Array): unknown {
+    if (!(e instanceof DecodeError)) return e;
+    return new DecodeError(e.kind, this.base + e.offset, input[e.offset]);
   }
 
   private append(bytes: Uint8Array): void {

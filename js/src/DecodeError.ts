@@ -16,8 +16,12 @@ export class DecodeError extends Error {
   readonly kind: DecodeErrorKind;
   readonly offset: number;
 
-  constructor(kind: DecodeErrorKind, offset: number, detail?: string) {
-    super(`${detail ?? DESCRIPTIONS[kind]} at byte ${offset}`);
+  /**
+   * `head` is the byte at `offset` when there is one (the head byte of the offending token, or
+   * for trailing_bytes the first byte after the value); the message names it in hex.
+   */
+  constructor(kind: DecodeErrorKind, offset: number, head?: number) {
+    super(`${DESCRIPTIONS[kind]}${head === undefined ? "" : ` (head byte 0x${head.toString(16).padStart(2, "0")})`} at byte ${offset}`);
     // Targets that compile classes down lose the prototype of Error subclasses; restore it so
     // `instanceof DecodeError` holds everywhere.
     Object.setPrototypeOf(this, new.target.prototype);
@@ -29,7 +33,7 @@ export class DecodeError extends Error {
 
 const DESCRIPTIONS: Record<DecodeErrorKind, string> = {
   truncated: "input ends inside a value",
-  invalid_byte: "invalid head byte 0xc1",
+  invalid_byte: "invalid byte",
   depth_limit: "nesting deeper than the depth limit",
   length_limit: "length over its limit",
   invalid_timestamp: "invalid timestamp",

@@ -9,6 +9,7 @@ import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { lookupKey } from "./keyCache.js";
+import { ValueScanner } from "./ValueScanner.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
@@ -93,11 +94,11 @@ let batchableSeen = 0;
 const BATCH_AFTER_STRS = 8;
 /** ...within this many input bytes each on average (documents of numbers with a few names do not batch) */
 const BATCH_BYTES_PER_STR = 512;
-/** For streams: after a truncated error, the input length that retrying needs at least. */
-let truncatedNeed = 0;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
 export const TRUNCATED: unique symbol = Symbol("truncated");
 let streamMode = false;
+/** The depth (enclosing containers) of the container head read last. */
+let deepestContainer = 0;
 
 export class Decoder {
   private readonly maxDepth: number;
@@ -143,6 +144,8 @@ export class Decoder {
       const value = read(0);
       if (pos < end) fail("trailing_bytes", pos);
       return value;
+    } catch (e) {
+      throw overflowAsDepthLimit(e, 0);
     } finally {
       if (!saved) {
         batchEligible = false;
@@ -169,8 +172,7 @@ export class Decoder {
 
   /**
    * @internal Decodes one value starting at bytes[start]; returns it and the offset after it.
-   * A truncated error sets the length a retry needs, readable through truncatedNeedOf(); with
-   * `stream` set it throws TRUNCATED instead of a DecodeError.
+   * With `stream` set, truncation throws TRUNCATED instead of a DecodeError.
    */
   decodeAt(bytes: Uint8Array, start: number, stream = false): [unknown, number] {
     const saved = busy ? save() : null;
@@ -180,6 +182,8 @@ export class Decoder {
       streamMode = stream;
       const value = read(0);
       return [value, pos];
+    } catch (e) {
+      throw overflowAsDepthLimit(e, start);
     } finally {
       if (saved) restore(saved);
       else busy = false;
@@ -212,11 +216,6 @@ export class Decoder {
   }
 }
 
-/** @internal the input length a stream must reach before a truncated value is worth retrying */
-export function truncatedNeedOf(): number {
-  return truncatedNeed;
-}
-
 function save(): unknown[] {
   return [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
@@ -226,20 +225,36 @@ function restore(s: any[]): void {
   [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
-function fail(kind: DecodeErrorKind, offset: number): never {
-  throw new DecodeError(kind, offset);
+/**
+ * The JavaScript stack ran out before maxDepth was reached (each level of nesting is a few frames
+ * of recursion): that is a depth limit too, the one the stack sets. Reported as depth_limit at the
+ * first container head (from `start`, in byte order) as deep as the deepest one entered, found by
+ * the ValueScanner, which does not recurse. Other errors pass through.
+ */
+function overflowAsDepthLimit(e: unknown, start: number): unknown {
+  if (!(e instanceof RangeError) || !/call stack|recursion/i.test(e.message)) return e;
+  const scanner = new ValueScanner({ maxDepth: deepestContainer, maxStrLength: maxStr, maxBinLength: maxBin, maxExtLength: maxExt, maxArrayLength: maxArray, maxMapLength: maxMap });
+  try {
+    scanner.scan(buf.subarray(start, end), end - start);
+  } catch (found) {
+    if (found instanceof DecodeError) return new DecodeError(found.kind, start + found.offset, buf[start + found.offset]);
+  }
+  return e;
 }
 
-/** The token at `head` needs the input to reach `need` bytes. */
-function truncated(head: number, need: number): never {
-  truncatedNeed = need;
+function fail(kind: DecodeErrorKind, offset: number): never {
+  throw new DecodeError(kind, offset, offset < end ? buf[offset] : undefined);
+}
+
+/** The token at `head` does not fit in the input (or, at `end`, a container still owes elements). */
+function truncated(head: number): never {
   if (streamMode) throw TRUNCATED;
-  throw new DecodeError("truncated", head);
+  throw new DecodeError("truncated", head, head < end ? buf[head] : undefined);
 }
 
 /** Reads one value; `depth` counts the containers enclosing it. */
 function read(depth: number): unknown {
-  if (pos >= end) return truncated(end, end + 1); // a container still owes elements
+  if (pos >= end) return truncated(end); // a container still owes elements
   const head = pos;
   const h = buf[pos++]!;
   if (h < 0xc0) {
@@ -258,77 +273,77 @@ function read(depth: number): unknown {
     case 0xc5: return readBin(head, len16(head)); // bin 16
     case 0xc6: return readBin(head, len32(head)); // bin 32
     case 0xc7: { // ext 8: length, type, payload
-      if (pos + 2 > end) return truncated(head, pos + 2);
+      if (pos + 2 > end) return truncated(head);
       const n = buf[pos]!;
       const type = (buf[pos + 1]! << 24) >> 24;
       pos += 2;
       return readExt(head, type, n);
     }
     case 0xc8: { // ext 16
-      if (pos + 3 > end) return truncated(head, pos + 3);
+      if (pos + 3 > end) return truncated(head);
       const n = (buf[pos]! << 8) | buf[pos + 1]!;
       const type = (buf[pos + 2]! << 24) >> 24;
       pos += 3;
       return readExt(head, type, n);
     }
     case 0xc9: { // ext 32
-      if (pos + 5 > end) return truncated(head, pos + 5);
+      if (pos + 5 > end) return truncated(head);
       const n = view.getUint32(pos);
       const type = (buf[pos + 4]! << 24) >> 24;
       pos += 5;
       return readExt(head, type, n);
     }
     case 0xca: { // float 32
-      if (pos + 4 > end) return truncated(head, pos + 4);
+      if (pos + 4 > end) return truncated(head);
       const v = view.getFloat32(pos);
       pos += 4;
       return exact ? new Float(v, 32) : v;
     }
     case 0xcb: { // float 64
-      if (pos + 8 > end) return truncated(head, pos + 8);
+      if (pos + 8 > end) return truncated(head);
       const v = view.getFloat64(pos);
       pos += 8;
       return exact ? new Float(v, 64) : v;
     }
     case 0xcc: // uint 8
-      if (pos + 1 > end) return truncated(head, pos + 1);
+      if (pos + 1 > end) return truncated(head);
       return buf[pos++];
     case 0xcd: { // uint 16
-      if (pos + 2 > end) return truncated(head, pos + 2);
+      if (pos + 2 > end) return truncated(head);
       const v = (buf[pos]! << 8) | buf[pos + 1]!;
       pos += 2;
       return v;
     }
     case 0xce: { // uint 32
-      if (pos + 4 > end) return truncated(head, pos + 4);
+      if (pos + 4 > end) return truncated(head);
       const v = view.getUint32(pos);
       pos += 4;
       return v;
     }
     case 0xcf: { // uint 64
-      if (pos + 8 > end) return truncated(head, pos + 8);
+      if (pos + 8 > end) return truncated(head);
       const hi = view.getUint32(pos);
       const lo = view.getUint32(pos + 4);
       pos += 8;
       return uint64(hi, lo);
     }
     case 0xd0: // int 8
-      if (pos + 1 > end) return truncated(head, pos + 1);
+      if (pos + 1 > end) return truncated(head);
       return (buf[pos++]! << 24) >> 24;
     case 0xd1: { // int 16
-      if (pos + 2 > end) return truncated(head, pos + 2);
+      if (pos + 2 > end) return truncated(head);
       const v = (((buf[pos]! << 8) | buf[pos + 1]!) << 16) >> 16;
       pos += 2;
       return v;
     }
     case 0xd2: { // int 32
-      if (pos + 4 > end) return truncated(head, pos + 4);
+      if (pos + 4 > end) return truncated(head);
       const v = view.getInt32(pos);
       pos += 4;
       return v;
     }
     case 0xd3: { // int 64
-      if (pos + 8 > end) return truncated(head, pos + 8);
+      if (pos + 8 > end) return truncated(head);
       const hi = view.getInt32(pos);
       const lo = view.getUint32(pos + 4);
       pos += 8;
@@ -350,19 +365,19 @@ function read(depth: number): unknown {
 }
 
 function len8(head: number): number {
-  if (pos + 1 > end) return truncated(head, pos + 1);
+  if (pos + 1 > end) return truncated(head);
   return buf[pos++]!;
 }
 
 function len16(head: number): number {
-  if (pos + 2 > end) return truncated(head, pos + 2);
+  if (pos + 2 > end) return truncated(head);
   const n = (buf[pos]! << 8) | buf[pos + 1]!;
   pos += 2;
   return n;
 }
 
 function len32(head: number): number {
-  if (pos + 4 > end) return truncated(head, pos + 4);
+  if (pos + 4 > end) return truncated(head);
   const n = view.getUint32(pos);
   pos += 4;
   return n;
@@ -389,7 +404,7 @@ function int64(hi: number, lo: number): number | bigint {
 
 function readStr(head: number, n: number): unknown {
   if (n > maxStr) return fail("length_limit", head);
-  if (n > end - pos) return truncated(head, pos + n);
+  if (n > end - pos) return truncated(head);
   const start = pos;
   pos += n;
   if (batching) {
@@ -425,20 +440,20 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
 
 function readBin(head: number, n: number): Uint8Array {
   if (n > maxBin) return fail("length_limit", head);
-  if (n > end - pos) return truncated(head, pos + n);
+  if (n > end - pos) return truncated(head);
   pos += n;
   return buf.slice(pos - n, pos);
 }
 
 function readFixExt(head: number, n: number): unknown {
-  if (pos + 1 > end) return truncated(head, pos + 1);
+  if (pos + 1 > end) return truncated(head);
   const type = (buf[pos++]! << 24) >> 24;
   return readExt(head, type, n);
 }
 
 function readExt(head: number, type: number, n: number): unknown {
   if (n > maxExt) return fail("length_limit", head);
-  if (n > end - pos) return truncated(head, pos + n);
+  if (n > end - pos) return truncated(head);
   const start = pos;
   pos += n;
   if (type === TIMESTAMP_EXT_TYPE) {
@@ -454,8 +469,8 @@ function readExt(head: number, type: number, n: number): unknown {
 function readArray(head: number, n: number, depth: number): unknown[] {
   if (n > maxArray) return fail("length_limit", head);
   if (depth >= maxDepth) return fail("depth_limit", head);
-  if (n > end - pos) return truncated(head, pos + n); // every element takes at least one byte
-  if (streamMode) return readArrayOwing(n, depth);
+  if (n > end - pos) return truncated(head); // every element takes at least one byte
+  deepestContainer = depth; // for overflowAsDepthLimit: the last one entered is the deepest
   const d = depth + 1;
   // Short arrays as literals: they come out packed (new Array(n) is holey), which is cheaper to
   // make and to read; pairs and triples (coordinates, table rows) are the common case.
@@ -483,31 +498,14 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   return arr;
 }
 
-/** readArray for streams: a truncated value is retried once the bytes its elements owe have come. */
-function readArrayOwing(n: number, depth: number): unknown[] {
-  const arr: unknown[] = new Array(n);
-  let i = 0;
-  try {
-    for (; i < n; i++) arr[i] = read(depth + 1);
-  } catch (e) {
-    truncatedNeed += n - i - 1;
-    throw e;
-  }
-  return arr;
-}
-
 function readMap(head: number, n: number, depth: number): unknown {
   if (n > maxMap) return fail("length_limit", head);
   if (depth >= maxDepth) return fail("depth_limit", head);
-  if (n * 2 > end - pos) return truncated(head, pos + n * 2); // every key and value takes at least one byte
+  if (n * 2 > end - pos) return truncated(head); // every key and value takes at least one byte
+  deepestContainer = depth;
   if (exact) return readPairs(n, depth + 1);
   if (mapAsMap) return readIntoMap(new Map(), n, depth + 1, 0);
   return readObject(n, depth + 1);
-}
-
-/** For a stream's retry: pairs after the one that failed owe at least 2 bytes each. */
-function owePairs(left: number): void {
-  truncatedNeed += 2 * left;
 }
 
 // Maps become objects made by this constructor: their prototype is Object.prototype, so they are
@@ -520,21 +518,16 @@ function readObject(n: number, depth: number): unknown {
   const obj = new (PlainObject as unknown as new () => Record<string, unknown>)();
   let i = 0;
   let key: unknown;
-  try {
-    for (; i < n; i++) {
-      key = readKey(depth);
-      if (typeof key !== "string") break;
-      const value = read(depth);
-      if (key === "__proto__") {
-        // a plain key like any other: defining it never reaches Object.prototype's setter
-        Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-      } else {
-        obj[key] = value;
-      }
+  for (; i < n; i++) {
+    key = readKey(depth);
+    if (typeof key !== "string") break;
+    const value = read(depth);
+    if (key === "__proto__") {
+      // a plain key like any other: defining it never reaches Object.prototype's setter
+      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+    } else {
+      obj[key] = value;
     }
-  } catch (e) {
-    owePairs(n - i - 1);
-    throw e;
   }
   // a key that is not a str: the rest goes into a Map
   return i === n ? obj : readIntoMap(objectToMap(obj), n, depth, i, key);
@@ -565,33 +558,22 @@ function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
 
 function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, done: number, firstKey?: unknown): Map<unknown, unknown> {
   let i = done;
-  try {
-    if (done > 0 || firstKey !== undefined) {
-      map.set(firstKey, read(depth));
-      i++;
-    }
-    for (; i < n; i++) {
-      const key = readKey(depth);
-      map.set(key, read(depth));
-    }
-  } catch (e) {
-    owePairs(n - i - 1);
-    throw e;
+  if (done > 0 || firstKey !== undefined) {
+    map.set(firstKey, read(depth));
+    i++;
+  }
+  for (; i < n; i++) {
+    const key = readKey(depth);
+    map.set(key, read(depth));
   }
   return map;
 }
 
 function readPairs(n: number, depth: number): MapPairs {
   const pairs: Array<[unknown, unknown]> = new Array(n);
-  let i = 0;
-  try {
-    for (; i < n; i++) {
-      const key = read(depth);
-      pairs[i] = [key, read(depth)];
-    }
-  } catch (e) {
-    owePairs(n - i - 1);
-    throw e;
+  for (let i = 0; i < n; i++) {
+    const key = read(depth);
+    pairs[i] = [key, read(depth)];
   }
   return new MapPairs(pairs);
 }

@@ -92,7 +92,7 @@ describe("reader", () => {
   test("utf8 modes", () => {
     const bad = hexToBytes("a3 61ff62".replace(" ", ""));
     assert.equal(decode(bad), "a\ufffdb");
-    assert.deepEqual(errorOf(() => decode(bad, { utf8: "strict" })), new DecodeError("invalid_utf8", 0));
+    assert.deepEqual(errorOf(() => decode(bad, { utf8: "strict" })), new DecodeError("invalid_utf8", 0, 0xa3));
     const raw = decode(bad, { utf8: "raw" });
     assert.ok(raw instanceof RawStr);
     assert.equal(bytesToHex(raw.bytes), "61ff62");
@@ -157,17 +157,41 @@ describe("reader", () => {
     assert.equal(DEFAULT_MAX_LENGTH, 4294967295);
     const opts = { maxStrLength: 1, maxBinLength: 1, maxExtLength: 1, maxArrayLength: 1, maxMapLength: 1, maxDepth: 1 };
     for (const v of ["ab", new Uint8Array(2), new ExtData(3, new Uint8Array(2)), [1, 2], { a: 1, b: 2 }]) {
-      assert.deepEqual(errorOf(() => decode(encode([v]).subarray(1), opts)), new DecodeError("length_limit", 0));
+      const bytes = encode([v]).subarray(1);
+      assert.deepEqual(errorOf(() => decode(bytes, opts)), new DecodeError("length_limit", 0, bytes[0]));
     }
-    assert.deepEqual(errorOf(() => decode(encode([[]]), opts)), new DecodeError("depth_limit", 1));
+    assert.deepEqual(errorOf(() => decode(encode([[]]), opts)), new DecodeError("depth_limit", 1, 0x90));
   });
   test("errors name the kind and the byte", () => {
     const e = errorOf(() => decode(hexToBytes("c0c0")));
     assert.equal(e.kind, "trailing_bytes");
     assert.equal(e.offset, 1);
-    assert.match(e.message, /at byte 1$/);
+    assert.equal(e.message, "bytes remain after the value (head byte 0xc0) at byte 1");
     assert.equal(e.name, "DecodeError");
     assert.ok(e instanceof Error);
+    assert.equal(errorOf(() => decode(hexToBytes("91c1"))).message, "invalid byte (head byte 0xc1) at byte 1");
+    assert.equal(errorOf(() => decode(hexToBytes("92c1"))).message, "input ends inside a value (head byte 0x92) at byte 0");
+    // the input ends between tokens (the outer array owes an element): no byte to name
+    assert.equal(errorOf(() => decode(hexToBytes("92920102"))).message, "input ends inside a value at byte 4");
+  });
+  test("nesting deeper than the stack allows is a depth_limit, never a RangeError", () => {
+    const depth = 100_000;
+    const arrays = new Uint8Array(depth + 1).fill(0x91, 0, depth); // [[[...[0]...]]]
+    const maps = new Uint8Array(2 * depth + 1);
+    for (let i = 0; i < depth; i++) maps.set([0x81, 0xa0], 2 * i); // {"": {"": ...}}
+    for (const bytes of [arrays, maps]) {
+      const e = errorOf(() => decode(bytes, { maxDepth: depth + 1 }));
+      assert.equal(e.kind, "depth_limit");
+      assert.equal(bytes[e.offset], bytes[0], "at a container head");
+      // the stack holds the default depth and more (where it ends depends on the engine's tiers)
+      assert.ok(e.offset > (bytes === arrays ? 1024 : 2048), `at ${e.offset}`);
+    }
+  });
+  test("ext types outside one signed byte are refused", () => {
+    for (const type of [128, -129, 1.5, NaN]) assert.throws(() => new ExtData(type, new Uint8Array(1)), RangeError);
+    assert.equal(hex(new ExtData(-128, new Uint8Array(1))), "d48000");
+    assert.throws(() => encode(2n ** 64n), RangeError);
+    assert.throws(() => encode(-(2n ** 63n) - 1n), RangeError);
   });
   test("decodeMulti reads concatenated values", () => {
     assert.deepEqual([...decodeMulti(hexToBytes("01a16192c0c3"))], [1, "a", [null, true]]);

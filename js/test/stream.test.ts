@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { DecodeError, Decoder, decodeStream, DecoderStream, encode, EncoderStream, decode, type DecoderOptions } from "../src/index.js";
 import { loadCorpus } from "./support/corpus.js";
-import { bytesToHex } from "./support/typed.js";
+import { bytesToHex, hexToBytes } from "./support/typed.js";
 
 const SPLIT_LIMIT = 4096;
 
@@ -25,15 +25,25 @@ async function collect(chunks: Uint8Array[], options?: DecoderOptions): Promise<
 
 const cases = loadCorpus();
 
+/**
+ * Negative cases whose stream error differs from the one-shot one: one-shot decoding stops at a
+ * declared size the input cannot hold (truncated), while a stream, which cannot know that more
+ * will not come, reports the error the bytes after it prove (spec/README.md, "Error kinds").
+ */
+const STREAM_ERRORS: Record<string, [string, number]> = {
+  "92 c1: two elements cannot fit in one byte": ["invalid_byte", 1],
+};
+
 describe("corpus through decodeStream", () => {
   for (const c of cases) {
     // a stream reads the bytes after a value as the next value, and zero bytes as zero values
     if (c.encodeError || c.error === "trailing_bytes" || c.forms[0]!.length === 0) continue;
     test(`${c.file}: ${c.name}`, async () => {
       if (c.error !== undefined) {
+        const [kind, offset] = STREAM_ERRORS[c.name] ?? [c.error, c.offset];
         await assert.rejects(
           collect(bytewise(c.forms[0]!), c.options),
-          (e: unknown) => e instanceof DecodeError && e.kind === c.error && e.offset === c.offset,
+          (e: unknown) => e instanceof DecodeError && e.kind === kind && e.offset === offset,
         );
         return;
       }
@@ -91,6 +101,78 @@ describe("decodeStream", () => {
   test("an invalid byte is reported as soon as it arrives, at its stream offset", async () => {
     const bytes = Uint8Array.from([0x01, 0x02, 0x91, 0xc1]);
     await assert.rejects(collect(bytewise(bytes)), (e: unknown) => e instanceof DecodeError && e.kind === "invalid_byte" && e.offset === 3);
+  });
+
+  // Errors inside a value whose declared size has not arrived: one-shot decoding says truncated
+  // (spec/README.md, check 5), a stream reports the error its bytes already prove, at once,
+  // after the values before it, and without reading its source any further.
+  const provable: Array<[string, string, DecoderOptions, string, number]> = [
+    ["0xc1 as the first of 2 elements", "92c1", {}, "invalid_byte", 1],
+    ["0xc1 deep in an array 16 of 4096", "dc1000" + "01".repeat(100) + "c1", {}, "invalid_byte", 103],
+    ["0xc1 as a map value", "de0100a16101a162c1", {}, "invalid_byte", 8],
+    ["a str over its limit", "dc0010" + "a3616263" + "d9ff", { maxStrLength: 8 }, "length_limit", 7],
+    ["an array nested too deep", "dc0100" + "91".repeat(3), { maxDepth: 3 }, "depth_limit", 5],
+    ["a map over its limit", "dc0100" + "de0005", { maxMapLength: 4 }, "length_limit", 3],
+    ["a timestamp with nsec over 999999999", "dc0100" + "d7ff" + "fffffffc00000000", {}, "invalid_timestamp", 3],
+    ["an invalid str in strict mode", "dd0000ffff" + "a2c328", { utf8: "strict" }, "invalid_utf8", 5],
+  ];
+  for (const [name, hex, options, kind, offset] of provable) {
+    test(`a stream reports ${name} before the input ends`, async () => {
+      const before = [7, "x"];
+      const prefix = concat(before.map((v) => encode(v).slice()));
+      const bytes = concat([prefix, hexToBytes(hex)]);
+      const want = (e: unknown) => e instanceof DecodeError && e.kind === kind && e.offset === prefix.length + offset;
+      for (const chunks of [bytewise(bytes), [bytes], [bytes.subarray(0, prefix.length + 1), bytes.subarray(prefix.length + 1)]]) {
+        let askedForMore = false;
+        async function* source(): AsyncGenerator<Uint8Array> {
+          yield* chunks;
+          askedForMore = true; // the stream read past the last chunk: it waited for the end
+        }
+        const got: unknown[] = [];
+        await assert.rejects(
+          (async () => {
+            for await (const v of decodeStream(source(), options)) got.push(v);
+          })(),
+          want,
+        );
+        assert.deepEqual(got, before, "the values before the error");
+        assert.equal(askedForMore, false, "the error came before the source ended");
+      }
+      // one-shot decoding of the same bytes (the value alone) stops at the unmet declared size
+      assert.throws(() => decode(hexToBytes(hex), options), (e: unknown) => e instanceof DecodeError && e.kind === "truncated");
+    });
+  }
+
+  test("the DecoderStream delivers the values before an error, then errors without the writable closing", async () => {
+    const stream = new DecoderStream();
+    const writer = stream.writable.getWriter();
+    const reader = stream.readable.getReader();
+    void writer.write(concat([encode(1).slice(), encode("two").slice(), hexToBytes("dc0100c0c1")])).catch(() => {});
+    assert.deepEqual(await reader.read(), { done: false, value: 1 });
+    assert.deepEqual(await reader.read(), { done: false, value: "two" });
+    await assert.rejects(reader.read(), (e: unknown) => e instanceof DecodeError && e.kind === "invalid_byte" && e.offset === 9);
+  });
+
+  test("a value left cut off is truncated at the end, at its one-shot offset", async () => {
+    // the scanner walked the tokens, but only the end proves truncation
+    const bytes = hexToBytes("01" + "dc0003" + "a3616263" + "92");
+    for (const chunks of [bytewise(bytes), [bytes]]) {
+      // one-shot decoding of dc0003 a3616263 92: the array's 3 elements fit in 5 bytes, the 92 does not
+      await assert.rejects(collect(chunks), (e: unknown) => e instanceof DecodeError && e.kind === "truncated" && e.offset === 8);
+    }
+    // the outer array still owes an element when the input ends: truncated at the input length
+    const nested = hexToBytes("01" + "92" + "920102");
+    await assert.rejects(collect(bytewise(nested)), (e: unknown) => e instanceof DecodeError && e.kind === "truncated" && e.offset === 5);
+  });
+
+  test("a value arriving in chunks is decoded once it is whole, whatever the chunking", async () => {
+    const value = { list: Array.from({ length: 300 }, (_, i) => ({ i, s: "v".repeat(i % 40), f: i / 3 })), t: new Date(5), b: new Uint8Array(70) };
+    const bytes = concat([encode(value).slice(), encode(value).slice()]);
+    for (const size of [1, 5, 333, bytes.length - 1]) {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      assert.deepEqual(await collect(chunks), [value, value], `chunks of ${size}`);
+    }
   });
 
   test("a long str arriving in many chunks", async () => {

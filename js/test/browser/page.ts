@@ -2,7 +2,7 @@
 // time, with the bundle of mpk built from src/. The Node side (run.ts) serves the vectors.
 import { DecodeError, Decoder, decodeStream, encode, type DecoderOptions } from "../../src/index.js";
 import { JsonNumber, JsonObject, parseJson, type Json } from "../support/losslessJson.js";
-import { bytesToHex, fromTyped, hexToBytes, normalEqual, normalize, TimestampNsecError, toCanonicalJson, TYPE_KEYS } from "../support/typed.js";
+import { bytesToHex, encodeTyped, fromTyped, hexToBytes, normalEqual, normalize, toCanonicalJson, TYPE_KEYS } from "../support/typed.js";
 
 const LIMIT_OPTIONS: Record<string, string> = {
   depth: "maxDepth", str: "maxStrLength", bin: "maxBinLength", ext: "maxExtLength", array: "maxArrayLength", map: "maxMapLength",
@@ -25,15 +25,11 @@ async function runCase(file: string, raw: JsonObject): Promise<void> {
   if (limits instanceof JsonObject) for (const [k, v] of limits.entries) options[LIMIT_OPTIONS[k]!] = (v as JsonNumber).value;
   const decoder = new Decoder(options as DecoderOptions);
   const error = get("error");
-  if (typeof error === "string" && get("msgpack") === undefined) {
-    // an encode error: nsec out of range is invalid_timestamp, other values MessagePack cannot carry bad_request
-    let kind = "none";
-    try {
-      encode(fromTyped(raw));
-    } catch (e) {
-      kind = e instanceof TimestampNsecError ? "invalid_timestamp" : "bad_request";
-    }
-    if (kind !== error) throw new Error(`encode: want ${error}, got ${kind}`);
+  const encodeError = get("encode_error");
+  if (typeof encodeError === "string") {
+    // a value MessagePack cannot carry: mpk must refuse it, with the error the spec's kind names
+    const got = encodeTyped(raw);
+    if (!("error" in got) || got.error !== encodeError) throw new Error(`encode: want ${encodeError}, got ${JSON.stringify(got)}`);
     return;
   }
   if (typeof error === "string") {

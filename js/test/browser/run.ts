@@ -10,7 +10,8 @@ import * as esbuild from "esbuild";
 import { chromium } from "playwright-core";
 
 const jsDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-const vectorsDir = resolve(jsDir, "..", "spec", "vectors");
+// spec/vectors, or another folder of case files named by MPK_VECTORS (to try new ones)
+const vectorsDir = process.env.MPK_VECTORS ?? resolve(jsDir, "..", "spec", "vectors");
 
 const CHROMIUM_FLAGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

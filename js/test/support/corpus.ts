@@ -9,7 +9,8 @@ import { hexToBytes, TYPE_KEYS } from "./typed.js";
 
 /** js/build/test/test/support -> the repository root */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../..");
-export const VECTORS = join(REPO_ROOT, "spec", "vectors");
+/** spec/vectors, or another folder of case files named by MPK_VECTORS (to try new ones) */
+export const VECTORS = process.env.MPK_VECTORS ?? join(REPO_ROOT, "spec", "vectors");
 
 export interface Case {
   file: string;
@@ -55,10 +56,11 @@ export function loadCorpus(): Case[] {
       }
       const msgpack = get(raw, "msgpack");
       const error = get(raw, "error");
-      if (typeof error === "string" && msgpack === undefined) {
-        // an encode error: a value MessagePack cannot carry
+      const encodeError = get(raw, "encode_error");
+      if (typeof encodeError === "string") {
+        // a value MessagePack cannot carry: encoding it must fail with this kind
         const type = raw.entries.map(([k]) => k).find((k) => TYPE_KEYS.has(k));
-        cases.push({ file, name, typed: raw, type, error, encodeError: true, forms: [], options });
+        cases.push({ file, name, typed: raw, type, error: encodeError, encodeError: true, forms: [], options });
       } else if (typeof error === "string") {
         cases.push({
           file, name, error,

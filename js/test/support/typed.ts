@@ -4,12 +4,38 @@
 //   normalize:        any typed value -> one comparable form, so that equal values compare equal
 // The driver and the corpus tests share this file.
 
-import { ExtData, Float, MapPairs, RawStr, Timestamp } from "../../src/index.js";
+import { encode, Encoder, ExtData, Float, MapPairs, RawStr, Timestamp } from "../../src/index.js";
 import { JsonNumber, JsonObject, type Json } from "./losslessJson.js";
 
 export class TypedError extends Error {}
-/** A timestamp whose nsec is outside 0..999999999: MessagePack cannot carry it (spec: invalid_timestamp). */
-export class TimestampNsecError extends TypedError {}
+/**
+ * mpk's Timestamp refused an nsec outside 0..999999999 (the library's RangeError is the cause):
+ * MessagePack cannot carry it (spec: invalid_timestamp).
+ */
+export class TimestampNsecError extends Error {
+  constructor(readonly cause: RangeError) {
+    super(cause.message);
+  }
+}
+
+/**
+ * Encodes a typed value the way an encode_error case or an encode request needs: the hex, or the
+ * spec's error kind when mpk refuses the value (spec/README.md, "Drivers"). mpk's own refusals
+ * only: its Timestamp's nsec check is invalid_timestamp, its RangeErrors (a bigint beyond 64 bits,
+ * an ext type beyond a byte, a length beyond 2^32-1) are bad_request. A typed value this file
+ * cannot read throws TypedError.
+ */
+export function encodeTyped(typed: Json, encoder?: Encoder): { hex: string } | { error: string } {
+  let value: unknown;
+  try {
+    value = fromTyped(typed);
+    return { hex: bytesToHex(encoder ? encoder.encode(value) : encode(value)) };
+  } catch (e) {
+    if (e instanceof TimestampNsecError) return { error: "invalid_timestamp" };
+    if (e instanceof RangeError) return { error: "bad_request" };
+    throw e;
+  }
+}
 
 const bad = (what: string): never => {
   throw new TypedError(`not a typed value: ${what}`);
@@ -116,19 +142,16 @@ export function fromTyped(t: Json): unknown {
       );
     case "ext": {
       if (!Array.isArray(m) || m.length !== 2 || typeof m[1] !== "string") return bad("ext");
-      const extType = Number(integer(m[0]!));
-      if (extType < -128 || extType > 127) bad("ext type");
-      return new ExtData(extType, hexToBytes(m[1]));
+      return new ExtData(Number(integer(m[0]!)), hexToBytes(m[1])); // mpk checks the type's range
     }
     case "timestamp": {
       if (!Array.isArray(m) || m.length !== 2) return bad("timestamp");
       const nsec = integer(m[1]!);
-      if (nsec < 0n || nsec > 999_999_999n) throw new TimestampNsecError(`timestamp nsec ${nsec}`);
       try {
         return new Timestamp(integer(m[0]!), Number(nsec));
       } catch (e) {
-        if (e instanceof RangeError) bad(e.message);
-        throw e;
+        if (e instanceof RangeError && (nsec < 0n || nsec > 999_999_999n)) throw new TimestampNsecError(e);
+        throw e; // sec beyond int64: a RangeError, bad_request
       }
     }
   }
