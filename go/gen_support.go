@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"unsafe"
 )
 
 // Helpers for code written by mpkgen. They are ordinary API too: each reads one value like the
@@ -176,24 +177,49 @@ func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
 }
 
 // A StringArena gives the strings read by one generated UnmarshalMsg call a shared backing
-// array: one allocation for all the short strings of a message instead of one each. A string
-// keeps at most its chunk (4 KiB, or the string's own size) alive. The zero value is ready.
+// array: one allocation for all the short strings of a message instead of one each. The array is
+// a copy of the input from the first string on (4 KiB of it at most, or the string's own size),
+// made in one go, so a later string that falls inside it is a view of the copy and costs no copy
+// of its own. A string keeps at most its chunk alive. The zero value is ready.
 type StringArena struct {
-	buf []byte
+	chunk []byte // a copy of input bytes
+	// src and end are the addresses of the input byte that chunk[0] copies and of the end of
+	// that input. Addresses rather than pointers, so that the input does not escape to the heap.
+	src, end uintptr
 }
 
-// ReadString reads a str like ReadString, copying its bytes into the arena. The common case (a
-// fixstr that fits in the current chunk) is small enough to be inlined into generated code.
+// ReadString reads a str like ReadString, into a string that does not share memory with b. A
+// fixstr or str 8 inside the current chunk takes no further call.
 func (a *StringArena) ReadString(b []byte) (string, []byte, error) {
-	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
-		if n := int(b[0] & 0x1f); n < len(b) && n <= len(a.buf) {
-			out := a.buf[:n:n]
-			a.buf = a.buf[n:]
-			copy(out, b[1:])
-			return unsafeString(out), b[n+1:], nil
-		}
+	var n, h int
+	switch {
+	case len(b) > 0 && b[0]&0xe0 == 0xa0:
+		n, h = int(b[0]&0x1f), 1
+	case len(b) > 1 && b[0] == mStr8:
+		n, h = int(b[1]), 2
+	default:
+		return a.readString(b)
+	}
+	end := h + n
+	if end > len(b) || n == 0 {
+		return a.readString(b)
+	}
+	if s, ok := a.view(b, h, n); ok {
+		return s, b[end:], nil
 	}
 	return a.readString(b)
+}
+
+// view returns b[h:h+n] from the chunk when the chunk holds those bytes of the input: b must end
+// where the chunk's input ended (a slice of another buffer does not, nor the input after its
+// goroutine's stack moved), and b[h:h+n] must lie inside the copied range.
+func (a *StringArena) view(b []byte, h, n int) (string, bool) {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	pos := uint(p-a.src) + uint(h) // before src: wraps around to a huge value
+	if p+uintptr(len(b)) != a.end || pos >= uint(len(a.chunk)) || uint(n) > uint(len(a.chunk))-pos {
+		return "", false
+	}
+	return unsafe.String(&a.chunk[pos], n), true
 }
 
 // readString is ReadString's general case: any str head, a new chunk, or an error.
@@ -202,18 +228,17 @@ func (a *StringArena) readString(b []byte) (string, []byte, error) {
 	if err != nil || len(s) == 0 {
 		return "", rest, err
 	}
-	if len(s) > len(a.buf) {
-		// The chunk holds what is left of the input at most: every later string comes from it.
-		size := min(len(b), arenaChunk)
-		if size < len(s) {
-			size = len(s)
-		}
-		a.buf = make([]byte, size)
+	start := len(b) - len(rest) - len(s)
+	if v, ok := a.view(b, start, len(s)); ok {
+		return v, rest, nil
 	}
-	out := a.buf[:len(s):len(s)]
-	a.buf = a.buf[len(s):]
-	copy(out, s)
-	return unsafeString(out), rest, nil
+	// The new chunk copies what is left of the input from this string on, up to the chunk
+	// size: every later string of a short message is then in it.
+	size := max(min(len(b)-start, arenaChunk), len(s))
+	a.chunk = append([]byte(nil), b[start:start+size]...)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	a.src, a.end = p+uintptr(start), p+uintptr(len(b))
+	return unsafe.String(&a.chunk[0], len(s)), rest, nil
 }
 
 // Grow returns b with room for n more bytes, allocating exactly that room when it must; generated

@@ -181,3 +181,48 @@ func reflectValue(p any) any {
 	}
 	panic("unexpected target")
 }
+
+// TestStringArena reads strings of every head size through one arena: each equals its bytes,
+// none shares memory with the input (overwriting the input changes none), and a slice of
+// another buffer is not mistaken for the copied input.
+func TestStringArena(t *testing.T) {
+	var in []byte
+	var want []string
+	for i, n := range []int{3, 0, 31, 32, 255, 256, 5000, 1, 70000, 4, 4090, 9} {
+		s := strings.Repeat(string(rune('a'+i%26)), n)
+		want = append(want, s)
+		in = AppendString(in, s)
+	}
+	var sa StringArena
+	var got []string
+	rest := in
+	for range want {
+		var s string
+		var err error
+		if s, rest, err = sa.ReadString(rest); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if len(rest) != 0 {
+		t.Fatalf("%d bytes left", len(rest))
+	}
+	for i := range in {
+		in[i] = 0xff
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("string %d: got %d bytes %.10q..., want %d bytes %.10q...", i, len(got[i]), got[i], len(want[i]), want[i])
+		}
+	}
+
+	one := []byte{0xa3, 'a', 'a', 'a', 0xa3, 'b', 'b', 'b'}
+	other := []byte{0xa3, 'c', 'c', 'c', 0xa3, 'd', 'd', 'd'}
+	var sb StringArena
+	s1, rest1, _ := sb.ReadString(one)
+	s2, _, _ := sb.ReadString(other[4:])
+	s3, _, _ := sb.ReadString(rest1)
+	if s1 != "aaa" || s2 != "ddd" || s3 != "bbb" {
+		t.Fatalf("got %q %q %q, want aaa ddd bbb", s1, s2, s3)
+	}
+}
