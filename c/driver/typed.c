@@ -153,8 +153,9 @@ int typed_encode_kv(const mpk_node *k, const mpk_node *v, mpk_writer *w) {
         int nsec_neg;
         uint64_t nsec_value;
         if (!integer_of(nsec, &nsec_neg, &nsec_value)) return 0;
-        if (nsec_neg || nsec_value > 999999999u) {
-            /* a well-formed request for a timestamp that cannot exist */
+        if (nsec_neg || nsec_value > UINT32_MAX) {
+            /* a well-formed request for a timestamp that cannot exist, and whose nsec the writer's
+             * uint32_t cannot even take; up to UINT32_MAX the writer itself refuses it */
             mpk_writer_flag_error(w, MPK_ERR_INVALID_TIMESTAMP);
             return 1;
         }

@@ -488,7 +488,8 @@ void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len) {
 void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec) {
     uint8_t h[15];
     if (nsec > 999999999u) {
-        mpk_writer_flag_error(w, MPK_ERR_INVALID_ARGUMENT);
+        /* the decoders' kind for the same fault: a timestamp that cannot exist */
+        mpk_writer_flag_error(w, MPK_ERR_INVALID_TIMESTAMP);
         return;
     }
     if (sec >= 0 && sec < ((int64_t)1 << 34)) {

@@ -1,8 +1,9 @@
 /* test_corpus.c — every case of spec/vectors/*.json (run from the repo root): decode of every
  * listed form (DOM and pull reader), encode to msgpack[0] (or any form for `number`), re-encode of
- * the shortest form, every negative case's kind and offset, and every valid form through the
- * stream one byte at a time and, up to 4 KiB, as two chunks split at every position. The case
- * files are read with mpk's own JSON parser. */
+ * the shortest form, every negative case's kind and offset, every encode-error case refused with
+ * its kind (and so answered by the driver), and every valid form through the stream one byte at a
+ * time and, up to 4 KiB, as two chunks split at every position. The case files are read with
+ * mpk's own JSON parser. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -14,18 +15,20 @@
 #include "typed.h"
 
 static mpk_doc scratch;
-static unsigned long cases_positive, cases_negative, stream_runs;
+static unsigned long cases_positive, cases_negative, cases_encode_error, stream_runs;
 
 static const mpk_node *get(const mpk_node *map, const char *key) {
     return mpk_node_map_get(map, key, strlen(key));
 }
 
-/* The case's typed-value key: the one that is not name/msgpack/error/offset/limits/strict_utf8. */
+/* The case's typed-value key: the one that is not name/msgpack/error/offset/limits/strict_utf8/
+ * encode_error. */
 static const mpk_node *typed_key(const mpk_node *c) {
     const mpk_node *k = c + 1;
     for (uint32_t i = 0; i < c->len; i++) {
         const mpk_node *v = mpk_node_next(k);
-        static const char *const meta[] = {"name", "msgpack", "error", "offset", "limits", "strict_utf8"};
+        static const char *const meta[] = {"name",   "msgpack",     "error",       "offset",
+                                           "limits", "strict_utf8", "encode_error"};
         int is_meta = 0;
         for (size_t m = 0; m < sizeof meta / sizeof meta[0]; m++)
             if (k->len == strlen(meta[m]) && memcmp(k->v.data, meta[m], k->len) == 0) is_meta = 1;
@@ -219,6 +222,77 @@ static void negative(const char *file, const mpk_node *c, const mpk_node *name) 
     free(bytes);
 }
 
+/* An encode-error case: a value MessagePack cannot carry. invalid_timestamp: the writer refuses it
+ * (mpk_write_timestamp's own check whenever nsec fits its uint32_t; the typed layer for a negative
+ * or wider nsec, which the writer cannot be given). bad_request: an int beyond 64 bits or an ext
+ * type outside -128..127 cannot be held by the writer's parameters (uint64_t/int64_t, int8_t), so
+ * the typed layer must refuse to build it rather than wrap it. Either way the driver's answer,
+ * computed by the driver's own code, must be exactly {"error":"<kind>"}. */
+static void encode_refused(const char *file, const mpk_node *c, const mpk_node *name) {
+    const mpk_node *kind = get(c, "encode_error"), *key = typed_key(c);
+    char label[256], want[64];
+    snprintf(label, sizeof label, "%s: %.*s", file, name ? (int)name->len : 4,
+             name ? (const char *)name->v.data : "case");
+    if (!CHECK_MSG(kind && kind->type == MPK_STR && key && !get(c, "msgpack"), "%s: malformed encode-error case",
+                   label))
+        return;
+    cases_encode_error++;
+    snprintf(want, sizeof want, "%.*s", (int)kind->len, (const char *)kind->v.data);
+    const mpk_node *member = mpk_node_next(key);
+
+    mpk_writer w;
+    mpk_writer_init_growable(&w, 64);
+    int built = typed_encode_kv(key, member, &w);
+    if (strcmp(want, "invalid_timestamp") == 0) {
+        CHECK_MSG(built && mpk_writer_error(&w) == MPK_ERR_INVALID_TIMESTAMP, "%s: encode gave %s", label,
+                  built ? mpk_error_name(mpk_writer_error(&w)) : "a refusal to build");
+        /* a top-level timestamp whose nsec fits uint32_t: the writer's own check */
+        const mpk_node *sec = member->type == MPK_ARRAY && member->len == 2 ? member + 1 : NULL;
+        const mpk_node *nsec = sec ? mpk_node_next(sec) : NULL;
+        if (key->len == 9 && memcmp(key->v.data, "timestamp", 9) == 0 && nsec && nsec->type == MPK_UINT &&
+            nsec->v.u <= UINT32_MAX && (sec->type == MPK_UINT || sec->type == MPK_INT)) {
+            mpk_writer direct;
+            mpk_writer_init_growable(&direct, 64);
+            mpk_write_timestamp(&direct, sec->v.i, (uint32_t)nsec->v.u);
+            CHECK_MSG(mpk_writer_error(&direct) == MPK_ERR_INVALID_TIMESTAMP && mpk_writer_size(&direct) == 0,
+                      "%s: mpk_write_timestamp gave %s", label, mpk_error_name(mpk_writer_error(&direct)));
+            mpk_writer_destroy(&direct);
+        }
+    } else if (strcmp(want, "bad_request") == 0) {
+        CHECK_MSG(!built, "%s: the typed layer built a value C cannot hold (%s, %zu bytes)", label,
+                  mpk_error_name(mpk_writer_error(&w)), mpk_writer_size(&w));
+    } else {
+        CHECK_MSG(0, "%s: unknown encode_error kind %s", label, want);
+    }
+    mpk_writer_destroy(&w);
+
+    /* the driver's answer to {"encode": {<key>: <member>}} */
+    mpk_writer line, packed, out;
+    mpk_writer_init_growable(&line, 256);
+    mpk_writer_init_growable(&packed, 64);
+    mpk_writer_init_growable(&out, 64);
+    mpk_write_bytes(&line, "{\"encode\":{\"", 12);
+    mpk_write_bytes(&line, key->v.data, key->len);
+    mpk_write_bytes(&line, "\":", 2);
+    mpk_node_to_json(member, &line);
+    mpk_write_bytes(&line, "}}", 2);
+    mpk_doc request, decoded;
+    mpk_doc_init(&request);
+    mpk_doc_init(&decoded);
+    typed_answer(&request, &decoded, (const char *)mpk_writer_data(&line), mpk_writer_size(&line), &packed, &out);
+    char expect[96];
+    int n = snprintf(expect, sizeof expect, "{\"error\":\"%s\"}", want);
+    CHECK_MSG(mpk_writer_error(&out) == MPK_OK && mpk_writer_size(&out) == (size_t)n &&
+                  memcmp(mpk_writer_data(&out), expect, (size_t)n) == 0,
+              "%s: driver answered %.*s to %.*s", label, (int)mpk_writer_size(&out),
+              (const char *)mpk_writer_data(&out), (int)mpk_writer_size(&line), (const char *)mpk_writer_data(&line));
+    mpk_doc_destroy(&request);
+    mpk_doc_destroy(&decoded);
+    mpk_writer_destroy(&line);
+    mpk_writer_destroy(&packed);
+    mpk_writer_destroy(&out);
+}
+
 static int run_file(const char *dir, const char *file) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -244,6 +318,7 @@ static int run_file(const char *dir, const char *file) {
             if (!CHECK_MSG(c->type == MPK_MAP, "%s: a case is not an object", file)) continue;
             const mpk_node *name = get(c, "name");
             if (get(c, "error")) negative(file, c, name);
+            else if (get(c, "encode_error")) encode_refused(file, c, name);
             else positive(file, c, name);
         }
     }
@@ -273,8 +348,8 @@ int main(void) {
         run_file(dir, names[i]);
         free(names[i]);
     }
-    printf("corpus: %zu files, %lu positive cases, %lu negative cases, %lu stream runs\n", n,
-           cases_positive, cases_negative, stream_runs);
+    printf("corpus: %zu files, %lu positive cases, %lu negative cases, %lu encode-error cases, %lu stream runs\n",
+           n, cases_positive, cases_negative, cases_encode_error, stream_runs);
     mpk_doc_destroy(&scratch);
     return check_report("test_corpus");
 }

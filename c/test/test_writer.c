@@ -274,7 +274,7 @@ static void test_large_bodies(void) {
 
 static void test_errors(void) {
     mpk_write_timestamp(&w, 0, 1000000000u);
-    CHECK(mpk_writer_error(&w) == MPK_ERR_INVALID_ARGUMENT);
+    CHECK(mpk_writer_error(&w) == MPK_ERR_INVALID_TIMESTAMP);
     mpk_write_nil(&w);
     CHECK(mpk_writer_size(&w) == 0);
     mpk_writer_reset(&w);

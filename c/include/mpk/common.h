@@ -93,7 +93,7 @@ typedef enum mpk_error_kind {
     MPK_ERR_NO_MEMORY,          /**< "no_memory": an allocation failed */
     MPK_ERR_IO,                 /**< "io": a flush callback reported failure */
     MPK_ERR_BUFFER_FULL,        /**< "buffer_full": a fixed output buffer is too small */
-    MPK_ERR_INVALID_ARGUMENT,   /**< "invalid_argument": e.g. timestamp nsec > 999999999, length > 2^32-1 */
+    MPK_ERR_INVALID_ARGUMENT,   /**< "invalid_argument": e.g. a length > 2^32-1 */
     MPK_ERR_TYPE,               /**< "type": a reader expect-call found another type */
     MPK_ERR_JSON                /**< "json": malformed JSON text (offset = the byte where it broke) */
 } mpk_error_kind;

@@ -250,7 +250,7 @@ void mpk_write_bin_head(mpk_writer *w, uint32_t len);
 void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len);
 /** ext head only; then `len` payload bytes with mpk_write_bytes(). */
 void mpk_write_ext_head(mpk_writer *w, int8_t type, uint32_t len);
-/** Timestamp in its shortest form (32, 64 or 96 bit); nsec > 999999999 is MPK_ERR_INVALID_ARGUMENT. */
+/** Timestamp in its shortest form (32, 64 or 96 bit); nsec > 999999999 is MPK_ERR_INVALID_TIMESTAMP. */
 void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec);
 /** Raw bytes, unframed: bodies after a *_head call, or already-encoded MessagePack. In chunk mode
  *  bodies of at least ref_threshold bytes are referenced, not copied. */
