@@ -22,14 +22,16 @@ func AppendBool(b []byte, v bool) []byte {
 // AppendInt appends v as the shortest int: a fixint, else the smallest of uint 8..64 for v >= 0,
 // int 8..64 for v < 0.
 func AppendInt(b []byte, v int64) []byte {
-	if v >= 0 {
-		return AppendUint(b, uint64(v))
+	if uint64(v+32) < 32+128 { // -32..127: one byte, inlined at the call site
+		return append(b, byte(v))
 	}
-	return appendNegative(b, v)
+	return appendIntWide(b, v)
 }
 
-func appendNegative(b []byte, v int64) []byte {
+func appendIntWide(b []byte, v int64) []byte {
 	switch {
+	case v >= 0:
+		return appendUintWide(b, uint64(v))
 	case v >= -32:
 		return append(b, byte(v))
 	case v >= math.MinInt8:
@@ -45,6 +47,13 @@ func appendNegative(b []byte, v int64) []byte {
 
 // AppendUint appends v as the shortest non-negative int.
 func AppendUint(b []byte, v uint64) []byte {
+	if v <= 0x7f { // a fixint, inlined at the call site
+		return append(b, byte(v))
+	}
+	return appendUintWide(b, v)
+}
+
+func appendUintWide(b []byte, v uint64) []byte {
 	switch {
 	case v <= 0x7f:
 		return append(b, byte(v))
