@@ -145,91 +145,69 @@ function write(v: unknown, depth: number): void {
   }
 }
 
+// Int32 heads, chosen without branches (random ints of mixed sizes made the branches mispredict):
+// the index is clz32 of the value (or of ~value for negatives, plus 33); the tables give the head
+// byte, a mask that lets the value itself into a fixint's head, the payload's size in bytes and
+// the shift that puts the payload at the top of a big-endian 32-bit store.
+const INT_HEAD = new Uint8Array(66);
+const INT_FIX_MASK = new Uint8Array(66);
+const INT_SIZE = new Uint8Array(66);
+const INT_SHIFT = new Uint8Array(66);
+for (let c = 0; c <= 32; c++) {
+  // non-negative: fixint below 2^7 (clz >= 25), uint 8 below 2^8, uint 16 below 2^16, else uint 32
+  // (values from 2^31 on are not int32 and take the other path)
+  const size = c >= 25 ? 0 : c >= 24 ? 1 : c >= 16 ? 2 : 4;
+  INT_HEAD[c] = size === 0 ? 0x00 : size === 1 ? 0xcc : size === 2 ? 0xcd : 0xce;
+  INT_FIX_MASK[c] = size === 0 ? 0x7f : 0;
+  // negative, by clz32(~v): fixint from -32 (~v < 32), int 8 from -128, int 16 from -32768, else int 32
+  const neg = c >= 27 ? 0 : c >= 25 ? 1 : c >= 17 ? 2 : 4;
+  INT_HEAD[33 + c] = neg === 0 ? 0x00 : neg === 1 ? 0xd0 : neg === 2 ? 0xd1 : 0xd2;
+  INT_FIX_MASK[33 + c] = neg === 0 ? 0xff : 0;
+  INT_SIZE[c] = size;
+  INT_SIZE[33 + c] = neg;
+  INT_SHIFT[c] = 32 - 8 * size;
+  INT_SHIFT[33 + c] = 32 - 8 * neg;
+}
+
 function writeNumber(v: number): void {
-  ensure(9);
-  if (v >>> 0 === v) {
-    // 0..2^32-1 (and -0, which must stay a float to keep its sign)
-    if (v < 0x80) {
-      if (v === 0 && 1 / v < 0) writeFloat(v);
-      else target[pos++] = v; // positive fixint
-    } else if (v < 0x100) {
-      target[pos++] = 0xcc;
-      target[pos++] = v;
-    } else if (v < 0x10000) {
-      target[pos++] = 0xcd;
-      target[pos++] = v >> 8;
-      target[pos++] = v;
-    } else {
+  if (pos + 9 > target.length) newChunk(9);
+  if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+    // an int32 (-0 is not: it stays a float to keep its sign)
+    const sign = v >> 31; // 0 or -1
+    const i = Math.clz32(v ^ sign) + (sign & 33);
+    const p = pos;
+    target[p] = INT_HEAD[i]! | (v & INT_FIX_MASK[i]!);
+    // all 4 bytes are written (room for 9 was ensured); pos moves past the payload only
+    view.setUint32(p + 1, v << INT_SHIFT[i]!);
+    pos = p + 1 + INT_SIZE[i]!;
+    return;
+  }
+  writeWideNumber(v);
+}
+
+/** Numbers beyond int32/uint32: 64-bit ints, and everything that is not an integer. */
+function writeWideNumber(v: number): void {
+  if (!Number.isInteger(v) || (v === 0 && 1 / v < 0)) return writeFloat(v);
+  if (v >= 0) {
+    if (v < 0x1_0000_0000) {
       target[pos++] = 0xce;
       view.setUint32(pos, v);
       pos += 4;
-    }
-    return;
-  }
-  if (v >> 0 === v) {
-    // -2^31..-1
-    if (v >= -0x20) {
-      target[pos++] = v & 0xff; // negative fixint
-    } else if (v >= -0x80) {
-      target[pos++] = 0xd0;
-      target[pos++] = v;
-    } else if (v >= -0x8000) {
-      target[pos++] = 0xd1;
-      target[pos++] = v >> 8;
-      target[pos++] = v;
-    } else {
-      target[pos++] = 0xd2;
-      view.setInt32(pos, v);
-      pos += 4;
-    }
-    return;
-  }
-  if (Number.isInteger(v)) {
-    if (v >= 0) {
-      if (v < 0x80) {
-        target[pos++] = v; // positive fixint
-      } else if (v < 0x100) {
-        target[pos++] = 0xcc;
-        target[pos++] = v;
-      } else if (v < 0x10000) {
-        target[pos++] = 0xcd;
-        target[pos++] = v >> 8;
-        target[pos++] = v;
-      } else if (v < 0x1_0000_0000) {
-        target[pos++] = 0xce;
-        view.setUint32(pos, v);
-        pos += 4;
-      } else if (v < 18446744073709551616) {
-        target[pos++] = 0xcf;
-        const lo = v % 0x1_0000_0000;
-        view.setUint32(pos, (v - lo) / 0x1_0000_0000);
-        view.setUint32(pos + 4, lo);
-        pos += 8;
-      } else {
-        writeFloat(v);
-      }
-    } else if (v >= -0x20) {
-      target[pos++] = v & 0xff; // negative fixint
-    } else if (v >= -0x80) {
-      target[pos++] = 0xd0;
-      target[pos++] = v;
-    } else if (v >= -0x8000) {
-      target[pos++] = 0xd1;
-      target[pos++] = v >> 8;
-      target[pos++] = v;
-    } else if (v >= -0x8000_0000) {
-      target[pos++] = 0xd2;
-      view.setInt32(pos, v);
-      pos += 4;
-    } else if (v >= -9223372036854775808) {
-      target[pos++] = 0xd3;
-      const hi = Math.floor(v / 0x1_0000_0000);
-      view.setInt32(pos, hi);
-      view.setUint32(pos + 4, v - hi * 0x1_0000_0000);
+    } else if (v < 18446744073709551616) {
+      target[pos++] = 0xcf;
+      const lo = v % 0x1_0000_0000;
+      view.setUint32(pos, (v - lo) / 0x1_0000_0000);
+      view.setUint32(pos + 4, lo);
       pos += 8;
     } else {
       writeFloat(v);
     }
+  } else if (v >= -9223372036854775808) {
+    target[pos++] = 0xd3;
+    const hi = Math.floor(v / 0x1_0000_0000);
+    view.setInt32(pos, hi);
+    view.setUint32(pos + 4, v - hi * 0x1_0000_0000);
+    pos += 8;
   } else {
     writeFloat(v);
   }
