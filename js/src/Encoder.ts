@@ -182,6 +182,13 @@ function writeNumber(v: number): void {
     pos = p + 1 + INT_SIZE[i]!;
     return;
   }
+  if (!useFloat32 && v !== Math.floor(v)) {
+    // a fraction (or NaN): float 64, the common case after int32 (coordinates, prices)
+    target[pos] = 0xcb;
+    view.setFloat64(pos + 1, v);
+    pos += 9;
+    return;
+  }
   writeWideNumber(v);
 }
 
