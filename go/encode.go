@@ -516,14 +516,25 @@ func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 			valEnc = typeEncoder(t.Elem(), flags)
 		})
 		e.buf = AppendMapHeader(e.buf, uint32(v.Len()))
-		keys := v.MapKeys()
+		var keys []reflect.Value
 		switch {
 		case kk == reflect.String:
+			keys = v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
 		case kk >= reflect.Int && kk <= reflect.Int64:
+			keys = v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Int(), b.Int()) })
 		case kk >= reflect.Uint && kk <= reflect.Uintptr:
+			keys = v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Uint(), b.Uint()) })
+		default:
+			// Unsorted, and walked pair by pair: a NaN key (a float, or in an interface) is
+			// found by no lookup, so MapIndex would not give its value back.
+			for it := v.MapRange(); it.Next(); {
+				keyEnc(e, it.Key())
+				valEnc(e, it.Value())
+			}
+			return
 		}
 		for _, k := range keys {
 			keyEnc(e, k)

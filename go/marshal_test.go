@@ -321,3 +321,38 @@ func TestStringsAreIndependent(t *testing.T) {
 		t.Fatalf("decoded strings alias the input: %q", a)
 	}
 }
+
+// TestMapWithNaNKeys marshals maps whose keys include NaNs, which no map lookup finds: every pair
+// is written with its own value, and decoding gives the same pairs back.
+func TestMapWithNaNKeys(t *testing.T) {
+	floats := map[float64]string{math.NaN(): "a", math.NaN(): "b", 1.5: "c"}
+	anys := map[any]any{math.NaN(): int64(7), "k": int64(8)}
+	for _, m := range []any{floats, anys} {
+		b, err := Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[any]any
+		if err := Unmarshal(b, &back); err != nil {
+			t.Fatalf("%x: %v", b, err)
+		}
+		if len(back) != reflect.ValueOf(m).Len() {
+			t.Fatalf("%x: %d pairs back, want %d", b, len(back), reflect.ValueOf(m).Len())
+		}
+		for k, v := range back {
+			if f, ok := k.(float64); ok && math.IsNaN(f) && v == nil {
+				t.Fatalf("%x: a NaN key lost its value", b)
+			}
+		}
+	}
+	b, _ := Marshal(anys)
+	var back map[any]any
+	if err := Unmarshal(b, &back); err != nil || back["k"] != int64(8) {
+		t.Fatalf("%x: %v %v", b, back, err)
+	}
+	for k, v := range back {
+		if f, ok := k.(float64); ok && (!math.IsNaN(f) || v != int64(7)) {
+			t.Fatalf("%x: key %v value %v", b, k, v)
+		}
+	}
+}
