@@ -13,10 +13,11 @@ test-go:
 
 # Fuzz smoke: each target after its corpus seeds (spec/vectors), for a number of executions
 # rather than a duration: go1.26's -fuzztime=<duration> can fail at the deadline with a spurious
-# "context deadline exceeded" (golang/go#75804, fixed in go1.27). A few seconds a target here.
+# "context deadline exceeded" (golang/go#75804, fixed in go1.27). A few seconds a target here;
+# -timeout only catches a hang, so it leaves a slow, loaded CI machine a wide margin.
 GO_FUZZ_TARGETS := .:FuzzDecode:5000 .:FuzzLimits:20000 ./internal/gentest:FuzzGeneratedUnmarshal:50000
 test-go-fuzz:
-	@$(SUITE) go-fuzz -- bash -c 'set -e; for t in $(GO_FUZZ_TARGETS); do IFS=: read -r pkg name n <<< "$$t"; $(GO) -C go test -run "^$$" -fuzz "^$$name$$" -fuzztime "$${n}x" -timeout 120s -v "$$pkg"; done'
+	@$(SUITE) go-fuzz -- bash -c 'set -e; for t in $(GO_FUZZ_TARGETS); do IFS=: read -r pkg name n <<< "$$t"; $(GO) -C go test -run "^$$" -fuzz "^$$name$$" -fuzztime "$${n}x" -timeout 600s -v "$$pkg"; done'
 
 driver-go:
 	@mkdir -p spec/drivers

@@ -304,13 +304,22 @@ func equalNaN(a, b reflect.Value) bool {
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
 			return false
 		}
-		// b's pairs are listed once: every walk over a map starts at a random place.
+		// A key without a NaN is found by lookup; b's NaN keys are listed once (every walk over
+		// a map starts at a random place) and matched one to one.
 		var keys, vals []reflect.Value
 		for ib := b.MapRange(); ib.Next(); {
-			keys, vals = append(keys, ib.Key()), append(vals, ib.Value())
+			if isNaN(ib.Key()) {
+				keys, vals = append(keys, ib.Key()), append(vals, ib.Value())
+			}
 		}
 		used := make([]bool, len(keys))
 		for ia := a.MapRange(); ia.Next(); {
+			if !isNaN(ia.Key()) {
+				if v := b.MapIndex(ia.Key()); !v.IsValid() || !equalNaN(ia.Value(), v) {
+					return false
+				}
+				continue
+			}
 			found := false
 			for j := range keys {
 				if !used[j] && equalNaN(ia.Key(), keys[j]) && equalNaN(ia.Value(), vals[j]) {
@@ -325,6 +334,14 @@ func equalNaN(a, b reflect.Value) bool {
 		return true
 	}
 	return a.Equal(b)
+}
+
+// isNaN reports whether v is a NaN float, or an interface holding one.
+func isNaN(v reflect.Value) bool {
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	return (v.Kind() == reflect.Float32 || v.Kind() == reflect.Float64) && math.IsNaN(v.Float())
 }
 
 func TestEqualNaN(t *testing.T) {
