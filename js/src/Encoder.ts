@@ -5,7 +5,7 @@ import { DEFAULT_MAX_DEPTH } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
-import { utf8Length, writeUtf8, writeUtf8Long } from "./utils/utf8.js";
+import { writeUtf8, writeUtf8Long } from "./utils/utf8.js";
 
 export type EncoderOptions = Readonly<
   Partial<{
@@ -298,8 +298,16 @@ function writeStr(s: string): void {
       pos = p;
       return;
     }
-    writeStrHeader(utf8Length(s));
-    pos = writeUtf8(s, target, pos);
+    // Other text: the rest as UTF-8 right after the ASCII prefix, then the header its length
+    // needs, moving the bytes when that differs from the one reserved (rare: lengths near 32, 256).
+    const reserved = p - i - head;
+    const stop = writeUtf8(s, target, p, i);
+    const length = stop - head - reserved;
+    const needed = strHeaderSize(length);
+    if (needed !== reserved) target.copyWithin(head + needed, head + reserved, stop);
+    pos = head;
+    writeStrHeader(length);
+    pos = head + needed + length;
     return;
   }
   // Reserve the header that the longest possible encoding needs, then move the bytes down if the

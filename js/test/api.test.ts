@@ -52,6 +52,18 @@ describe("writer", () => {
     const s = "é".repeat(20); // 20 units, 40 bytes: str 8
     assert.equal(hex(s).slice(0, 4), "d928");
     assert.equal(decode(encode("a".repeat(100) + "é".repeat(60))), "a".repeat(100) + "é".repeat(60));
+    // every string is its UTF-8 under the shortest header, also where the header its UTF-16 length
+    // suggests is too short (ASCII first, then text that takes more bytes than units)
+    const utf8 = new TextEncoder();
+    for (const [ascii, other] of [[0, 10], [5, 11], [20, 10], [31, 1], [0, 16], [100, 60], [200, 40], [250, 3], [0, 255], [500, 11], [0, 511]]) {
+      for (const unit of ["é", "€", "😀"]) {
+        const str = "a".repeat(ascii!) + unit.repeat(other!);
+        const bytes = utf8.encode(str);
+        const n = bytes.length;
+        const header = n < 32 ? [0xa0 | n] : n < 0x100 ? [0xd9, n] : n < 0x10000 ? [0xda, n >> 8, n & 0xff] : [0xdb, 0, n >> 16, (n >> 8) & 0xff, n & 0xff];
+        assert.equal(hex(str), bytesToHex(Uint8Array.from([...header, ...bytes])), `${ascii} ASCII, ${other} of ${unit}`);
+      }
+    }
   });
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];

@@ -152,26 +152,13 @@ function unitsToString(n: number): string {
   return fromCharCode.apply(null, units.slice(0, n));
 }
 
-/** The UTF-8 length of s, with lone surrogates counted as U+FFFD (as TextEncoder writes them). */
-export function utf8Length(s: string): number {
+/**
+ * Writes s[from...] as UTF-8 at out[at...] and returns the end; out must have room for 3 bytes
+ * per unit. `from` must not split a surrogate pair.
+ */
+export function writeUtf8(s: string, out: Uint8Array, at: number, from = 0): number {
   const n = s.length;
-  let bytes = n;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2; // 4 bytes for the pair of 2 code units
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
-/** Writes s as UTF-8 at out[at...] and returns the end; out must have room for 3 bytes per unit. */
-export function writeUtf8(s: string, out: Uint8Array, at: number): number {
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
       out[at++] = c;
