@@ -1,6 +1,7 @@
 package mpk
 
 import (
+	"encoding/binary"
 	"math"
 	"reflect"
 	"strconv"
@@ -81,38 +82,75 @@ func ReadBool(b []byte) (bool, []byte, error) {
 	return false, b, typeError(t, boolType, 0)
 }
 
-// intWidth is the width of the value field after an int head byte (0 for others).
-var intWidth = [256]uint8{mUint8: 1, mUint16: 2, mUint32: 4, mUint64: 8, mInt8: 1, mInt16: 2, mInt32: 4, mInt64: 8}
-
 // readIntFast reads an int head and its field when they are present; ok is false otherwise (not
 // an int, or cut off), and the caller takes the checked path.
 func readIntFast(b []byte) (neg bool, n uint64, size int, ok bool) {
 	if len(b) == 0 {
 		return false, 0, 0, false
 	}
-	c := b[0]
-	if c <= 0x7f {
+	switch c := b[0]; {
+	case c <= 0x7f:
 		return false, uint64(c), 1, true
-	}
-	if c >= 0xe0 {
+	case c >= 0xe0:
 		return true, uint64(int64(int8(c))), 1, true
+	case c == mUint8 && len(b) >= 2:
+		return false, uint64(b[1]), 2, true
+	case c == mUint16 && len(b) >= 3:
+		return false, uint64(binary.BigEndian.Uint16(b[1:])), 3, true
+	case c == mUint32 && len(b) >= 5:
+		return false, uint64(binary.BigEndian.Uint32(b[1:])), 5, true
+	case c == mUint64 && len(b) >= 9:
+		return false, binary.BigEndian.Uint64(b[1:]), 9, true
+	case c == mInt8 && len(b) >= 2:
+		v := int64(int8(b[1]))
+		return v < 0, uint64(v), 2, true
+	case c == mInt16 && len(b) >= 3:
+		v := int64(int16(binary.BigEndian.Uint16(b[1:])))
+		return v < 0, uint64(v), 3, true
+	case c == mInt32 && len(b) >= 5:
+		v := int64(int32(binary.BigEndian.Uint32(b[1:])))
+		return v < 0, uint64(v), 5, true
+	case c == mInt64 && len(b) >= 9:
+		v := int64(binary.BigEndian.Uint64(b[1:]))
+		return v < 0, uint64(v), 9, true
 	}
-	w := int(intWidth[c])
-	if w == 0 || len(b) <= w {
-		return false, 0, 0, false
-	}
-	if c >= mInt8 {
-		v := readSigned(b[1:], w)
-		return v < 0, uint64(v), 1 + w, true
-	}
-	return false, readLen(b[1:], w), 1 + w, true
+	return false, 0, 0, false
 }
 
 // ReadInt reads an int of any width whose value fits in an int64.
 func ReadInt(b []byte) (int64, []byte, error) {
-	if neg, n, size, ok := readIntFast(b); ok && (neg || n <= math.MaxInt64) {
-		return int64(n), b[size:], nil
+	// Every int head is decoded here, without a further call; only errors take readInt.
+	if len(b) > 0 {
+		switch c := b[0]; {
+		case c <= 0x7f:
+			return int64(c), b[1:], nil
+		case c >= 0xe0:
+			return int64(int8(c)), b[1:], nil
+		case c == mUint8 && len(b) >= 2:
+			return int64(b[1]), b[2:], nil
+		case c == mUint16 && len(b) >= 3:
+			return int64(binary.BigEndian.Uint16(b[1:])), b[3:], nil
+		case c == mUint32 && len(b) >= 5:
+			return int64(binary.BigEndian.Uint32(b[1:])), b[5:], nil
+		case c == mUint64 && len(b) >= 9:
+			if v := binary.BigEndian.Uint64(b[1:]); v <= math.MaxInt64 {
+				return int64(v), b[9:], nil
+			}
+		case c == mInt8 && len(b) >= 2:
+			return int64(int8(b[1])), b[2:], nil
+		case c == mInt16 && len(b) >= 3:
+			return int64(int16(binary.BigEndian.Uint16(b[1:]))), b[3:], nil
+		case c == mInt32 && len(b) >= 5:
+			return int64(int32(binary.BigEndian.Uint32(b[1:]))), b[5:], nil
+		case c == mInt64 && len(b) >= 9:
+			return int64(binary.BigEndian.Uint64(b[1:])), b[9:], nil
+		}
 	}
+	return readInt(b)
+}
+
+// readInt is ReadInt's checked path: a type error or a malformed head.
+func readInt(b []byte) (int64, []byte, error) {
 	t, r, err := readOne(b)
 	if err != nil {
 		return 0, b, err
@@ -128,6 +166,11 @@ func ReadUint(b []byte) (uint64, []byte, error) {
 	if neg, n, size, ok := readIntFast(b); ok && !neg {
 		return n, b[size:], nil
 	}
+	return readUint(b)
+}
+
+// readUint is ReadUint's checked path: a type error or a malformed head.
+func readUint(b []byte) (uint64, []byte, error) {
 	t, r, err := readOne(b)
 	if err != nil {
 		return 0, b, err
