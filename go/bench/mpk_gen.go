@@ -78,18 +78,29 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2id":
-			b, field = b[3:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4name":
-			b, field = b[5:], 1
-		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabdescription":
-			b, field = b[12:], 2
-		case i == 3 && len(b) >= 6 && string(b[:6]) == "\xa5price":
-			b, field = b[6:], 3
-		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6colors":
-			b, field = b[7:], 4
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 3 && string(b[:3]) == "\xa2id" {
+				b, field = b[3:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4name" {
+				b, field = b[5:], 1
+			}
+		case 2:
+			if len(b) >= 12 && string(b[:12]) == "\xabdescription" {
+				b, field = b[12:], 2
+			}
+		case 3:
+			if len(b) >= 6 && string(b[:6]) == "\xa5price" {
+				b, field = b[6:], 3
+			}
+		case 4:
+			if len(b) >= 7 && string(b[:7]) == "\xa6colors" {
+				b, field = b[7:], 4
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -246,36 +257,65 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 11 && string(b[:11]) == "\xaacreated_at":
-			b, field = b[11:], 0
-		case i == 1 && len(b) >= 3 && string(b[:3]) == "\xa2id":
-			b, field = b[3:], 1
-		case i == 2 && len(b) >= 7 && string(b[:7]) == "\xa6id_str":
-			b, field = b[7:], 2
-		case i == 3 && len(b) >= 5 && string(b[:5]) == "\xa4text":
-			b, field = b[5:], 3
-		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6source":
-			b, field = b[7:], 4
-		case i == 5 && len(b) >= 10 && string(b[:10]) == "\xa9truncated":
-			b, field = b[10:], 5
-		case i == 6 && len(b) >= 22 && string(b[:22]) == "\xb5in_reply_to_status_id":
-			b, field = b[22:], 6
-		case i == 7 && len(b) >= 5 && string(b[:5]) == "\xa4user":
-			b, field = b[5:], 7
-		case i == 8 && len(b) >= 14 && string(b[:14]) == "\xadretweet_count":
-			b, field = b[14:], 8
-		case i == 9 && len(b) >= 15 && string(b[:15]) == "\xaefavorite_count":
-			b, field = b[15:], 9
-		case i == 10 && len(b) >= 10 && string(b[:10]) == "\xa9favorited":
-			b, field = b[10:], 10
-		case i == 11 && len(b) >= 10 && string(b[:10]) == "\xa9retweeted":
-			b, field = b[10:], 11
-		case i == 12 && len(b) >= 5 && string(b[:5]) == "\xa4lang":
-			b, field = b[5:], 12
-		case i == 13 && len(b) >= 9 && string(b[:9]) == "\xa8entities":
-			b, field = b[9:], 13
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 11 && string(b[:11]) == "\xaacreated_at" {
+				b, field = b[11:], 0
+			}
+		case 1:
+			if len(b) >= 3 && string(b[:3]) == "\xa2id" {
+				b, field = b[3:], 1
+			}
+		case 2:
+			if len(b) >= 7 && string(b[:7]) == "\xa6id_str" {
+				b, field = b[7:], 2
+			}
+		case 3:
+			if len(b) >= 5 && string(b[:5]) == "\xa4text" {
+				b, field = b[5:], 3
+			}
+		case 4:
+			if len(b) >= 7 && string(b[:7]) == "\xa6source" {
+				b, field = b[7:], 4
+			}
+		case 5:
+			if len(b) >= 10 && string(b[:10]) == "\xa9truncated" {
+				b, field = b[10:], 5
+			}
+		case 6:
+			if len(b) >= 22 && string(b[:22]) == "\xb5in_reply_to_status_id" {
+				b, field = b[22:], 6
+			}
+		case 7:
+			if len(b) >= 5 && string(b[:5]) == "\xa4user" {
+				b, field = b[5:], 7
+			}
+		case 8:
+			if len(b) >= 14 && string(b[:14]) == "\xadretweet_count" {
+				b, field = b[14:], 8
+			}
+		case 9:
+			if len(b) >= 15 && string(b[:15]) == "\xaefavorite_count" {
+				b, field = b[15:], 9
+			}
+		case 10:
+			if len(b) >= 10 && string(b[:10]) == "\xa9favorited" {
+				b, field = b[10:], 10
+			}
+		case 11:
+			if len(b) >= 10 && string(b[:10]) == "\xa9retweeted" {
+				b, field = b[10:], 11
+			}
+		case 12:
+			if len(b) >= 5 && string(b[:5]) == "\xa4lang" {
+				b, field = b[5:], 12
+			}
+		case 13:
+			if len(b) >= 9 && string(b[:9]) == "\xa8entities" {
+				b, field = b[9:], 13
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -477,40 +517,73 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2id":
-			b, field = b[3:], 0
-		case i == 1 && len(b) >= 7 && string(b[:7]) == "\xa6id_str":
-			b, field = b[7:], 1
-		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4name":
-			b, field = b[5:], 2
-		case i == 3 && len(b) >= 12 && string(b[:12]) == "\xabscreen_name":
-			b, field = b[12:], 3
-		case i == 4 && len(b) >= 9 && string(b[:9]) == "\xa8location":
-			b, field = b[9:], 4
-		case i == 5 && len(b) >= 12 && string(b[:12]) == "\xabdescription":
-			b, field = b[12:], 5
-		case i == 6 && len(b) >= 4 && string(b[:4]) == "\xa3url":
-			b, field = b[4:], 6
-		case i == 7 && len(b) >= 10 && string(b[:10]) == "\xa9protected":
-			b, field = b[10:], 7
-		case i == 8 && len(b) >= 16 && string(b[:16]) == "\xaffollowers_count":
-			b, field = b[16:], 8
-		case i == 9 && len(b) >= 14 && string(b[:14]) == "\xadfriends_count":
-			b, field = b[14:], 9
-		case i == 10 && len(b) >= 13 && string(b[:13]) == "\xaclisted_count":
-			b, field = b[13:], 10
-		case i == 11 && len(b) >= 11 && string(b[:11]) == "\xaacreated_at":
-			b, field = b[11:], 11
-		case i == 12 && len(b) >= 17 && string(b[:17]) == "\xb0favourites_count":
-			b, field = b[17:], 12
-		case i == 13 && len(b) >= 9 && string(b[:9]) == "\xa8verified":
-			b, field = b[9:], 13
-		case i == 14 && len(b) >= 15 && string(b[:15]) == "\xaestatuses_count":
-			b, field = b[15:], 14
-		case i == 15 && len(b) >= 5 && string(b[:5]) == "\xa4lang":
-			b, field = b[5:], 15
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 3 && string(b[:3]) == "\xa2id" {
+				b, field = b[3:], 0
+			}
+		case 1:
+			if len(b) >= 7 && string(b[:7]) == "\xa6id_str" {
+				b, field = b[7:], 1
+			}
+		case 2:
+			if len(b) >= 5 && string(b[:5]) == "\xa4name" {
+				b, field = b[5:], 2
+			}
+		case 3:
+			if len(b) >= 12 && string(b[:12]) == "\xabscreen_name" {
+				b, field = b[12:], 3
+			}
+		case 4:
+			if len(b) >= 9 && string(b[:9]) == "\xa8location" {
+				b, field = b[9:], 4
+			}
+		case 5:
+			if len(b) >= 12 && string(b[:12]) == "\xabdescription" {
+				b, field = b[12:], 5
+			}
+		case 6:
+			if len(b) >= 4 && string(b[:4]) == "\xa3url" {
+				b, field = b[4:], 6
+			}
+		case 7:
+			if len(b) >= 10 && string(b[:10]) == "\xa9protected" {
+				b, field = b[10:], 7
+			}
+		case 8:
+			if len(b) >= 16 && string(b[:16]) == "\xaffollowers_count" {
+				b, field = b[16:], 8
+			}
+		case 9:
+			if len(b) >= 14 && string(b[:14]) == "\xadfriends_count" {
+				b, field = b[14:], 9
+			}
+		case 10:
+			if len(b) >= 13 && string(b[:13]) == "\xaclisted_count" {
+				b, field = b[13:], 10
+			}
+		case 11:
+			if len(b) >= 11 && string(b[:11]) == "\xaacreated_at" {
+				b, field = b[11:], 11
+			}
+		case 12:
+			if len(b) >= 17 && string(b[:17]) == "\xb0favourites_count" {
+				b, field = b[17:], 12
+			}
+		case 13:
+			if len(b) >= 9 && string(b[:9]) == "\xa8verified" {
+				b, field = b[9:], 13
+			}
+		case 14:
+			if len(b) >= 15 && string(b[:15]) == "\xaestatuses_count" {
+				b, field = b[15:], 14
+			}
+		case 15:
+			if len(b) >= 5 && string(b[:5]) == "\xa4lang" {
+				b, field = b[5:], 15
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -737,14 +810,21 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 9 && string(b[:9]) == "\xa8hashtags":
-			b, field = b[9:], 0
-		case i == 1 && len(b) >= 14 && string(b[:14]) == "\xaduser_mentions":
-			b, field = b[14:], 1
-		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4urls":
-			b, field = b[5:], 2
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 9 && string(b[:9]) == "\xa8hashtags" {
+				b, field = b[9:], 0
+			}
+		case 1:
+			if len(b) >= 14 && string(b[:14]) == "\xaduser_mentions" {
+				b, field = b[14:], 1
+			}
+		case 2:
+			if len(b) >= 5 && string(b[:5]) == "\xa4urls" {
+				b, field = b[5:], 2
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -894,12 +974,17 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 5 && string(b[:5]) == "\xa4text":
-			b, field = b[5:], 0
-		case i == 1 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
-			b, field = b[8:], 1
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 5 && string(b[:5]) == "\xa4text" {
+				b, field = b[5:], 0
+			}
+		case 1:
+			if len(b) >= 8 && string(b[:8]) == "\xa7indices" {
+				b, field = b[8:], 1
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -1015,16 +1100,25 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 12 && string(b[:12]) == "\xabscreen_name":
-			b, field = b[12:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4name":
-			b, field = b[5:], 1
-		case i == 2 && len(b) >= 3 && string(b[:3]) == "\xa2id":
-			b, field = b[3:], 2
-		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
-			b, field = b[8:], 3
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 12 && string(b[:12]) == "\xabscreen_name" {
+				b, field = b[12:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4name" {
+				b, field = b[5:], 1
+			}
+		case 2:
+			if len(b) >= 3 && string(b[:3]) == "\xa2id" {
+				b, field = b[3:], 2
+			}
+		case 3:
+			if len(b) >= 8 && string(b[:8]) == "\xa7indices" {
+				b, field = b[8:], 3
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -1154,16 +1248,25 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 4 && string(b[:4]) == "\xa3url":
-			b, field = b[4:], 0
-		case i == 1 && len(b) >= 13 && string(b[:13]) == "\xacexpanded_url":
-			b, field = b[13:], 1
-		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabdisplay_url":
-			b, field = b[12:], 2
-		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7indices":
-			b, field = b[8:], 3
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 4 && string(b[:4]) == "\xa3url" {
+				b, field = b[4:], 0
+			}
+		case 1:
+			if len(b) >= 13 && string(b[:13]) == "\xacexpanded_url" {
+				b, field = b[13:], 1
+			}
+		case 2:
+			if len(b) >= 12 && string(b[:12]) == "\xabdisplay_url" {
+				b, field = b[12:], 2
+			}
+		case 3:
+			if len(b) >= 8 && string(b[:8]) == "\xa7indices" {
+				b, field = b[8:], 3
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {

@@ -339,12 +339,13 @@ func (g *gen) structMethods(nt *types.Named) {
 		// Fields usually arrive in declaration order: the i-th key is first compared, head and
 		// all, with the i-th field's encoded key; only a miss reads the key and switches on it.
 		g.printf("var n int\nn, b, err = mpk.ReadMapHeaderNested(b, depth)\n%s", g.check())
-		g.printf("for i := 0; i < n; i++ {\nfield := -1\nswitch {\n")
+		// A switch on i (a jump table) picks the one key to compare, whatever the field count.
+		g.printf("for i := 0; i < n; i++ {\nfield := -1\nswitch i {\n")
 		for i, f := range fields {
 			k := string(appendStr(nil, f.name))
-			g.printf("case i == %d && len(b) >= %d && string(b[:%d]) == %q:\nb, field = b[%d:], %d\n", i, len(k), len(k), k, len(k), i)
+			g.printf("case %d:\nif len(b) >= %d && string(b[:%d]) == %q {\nb, field = b[%d:], %d\n}\n", i, len(k), len(k), k, len(k), i)
 		}
-		g.printf("default:\nvar key []byte\nkey, b, err = mpk.ReadStringBytes(b)\n%s", g.check())
+		g.printf("}\nif field < 0 {\nvar key []byte\nkey, b, err = mpk.ReadStringBytes(b)\n%s", g.check())
 		g.printf("switch string(key) {\n")
 		for i, f := range fields {
 			g.printf("case %q:\nfield = %d\n", f.name, i)

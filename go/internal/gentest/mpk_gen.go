@@ -78,18 +78,29 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 3 && string(b[:3]) == "\xa2Id":
-			b, field = b[3:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4Name":
-			b, field = b[5:], 1
-		case i == 2 && len(b) >= 12 && string(b[:12]) == "\xabDescription":
-			b, field = b[12:], 2
-		case i == 3 && len(b) >= 6 && string(b[:6]) == "\xa5Price":
-			b, field = b[6:], 3
-		case i == 4 && len(b) >= 7 && string(b[:7]) == "\xa6Colors":
-			b, field = b[7:], 4
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 3 && string(b[:3]) == "\xa2Id" {
+				b, field = b[3:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4Name" {
+				b, field = b[5:], 1
+			}
+		case 2:
+			if len(b) >= 12 && string(b[:12]) == "\xabDescription" {
+				b, field = b[12:], 2
+			}
+		case 3:
+			if len(b) >= 6 && string(b[:6]) == "\xa5Price" {
+				b, field = b[6:], 3
+			}
+		case 4:
+			if len(b) >= 7 && string(b[:7]) == "\xa6Colors" {
+				b, field = b[7:], 4
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -415,60 +426,113 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 8 && string(b[:8]) == "\xa7created":
-			b, field = b[8:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4note":
-			b, field = b[5:], 1
-		case i == 2 && len(b) >= 2 && string(b[:2]) == "\xa1B":
-			b, field = b[2:], 2
-		case i == 3 && len(b) >= 3 && string(b[:3]) == "\xa2I8":
-			b, field = b[3:], 3
-		case i == 4 && len(b) >= 4 && string(b[:4]) == "\xa3I16":
-			b, field = b[4:], 4
-		case i == 5 && len(b) >= 4 && string(b[:4]) == "\xa3I32":
-			b, field = b[4:], 5
-		case i == 6 && len(b) >= 2 && string(b[:2]) == "\xa1I":
-			b, field = b[2:], 6
-		case i == 7 && len(b) >= 3 && string(b[:3]) == "\xa2U8":
-			b, field = b[3:], 7
-		case i == 8 && len(b) >= 4 && string(b[:4]) == "\xa3U16":
-			b, field = b[4:], 8
-		case i == 9 && len(b) >= 4 && string(b[:4]) == "\xa3U32":
-			b, field = b[4:], 9
-		case i == 10 && len(b) >= 4 && string(b[:4]) == "\xa3U64":
-			b, field = b[4:], 10
-		case i == 11 && len(b) >= 2 && string(b[:2]) == "\xa1U":
-			b, field = b[2:], 11
-		case i == 12 && len(b) >= 4 && string(b[:4]) == "\xa3F32":
-			b, field = b[4:], 12
-		case i == 13 && len(b) >= 4 && string(b[:4]) == "\xa3F64":
-			b, field = b[4:], 13
-		case i == 14 && len(b) >= 2 && string(b[:2]) == "\xa1S":
-			b, field = b[2:], 14
-		case i == 15 && len(b) >= 6 && string(b[:6]) == "\xa5color":
-			b, field = b[6:], 15
-		case i == 16 && len(b) >= 4 && string(b[:4]) == "\xa3Raw":
-			b, field = b[4:], 16
-		case i == 17 && len(b) >= 6 && string(b[:6]) == "\xa5Fixed":
-			b, field = b[6:], 17
-		case i == 18 && len(b) >= 5 && string(b[:5]) == "\xa4Tags":
-			b, field = b[5:], 18
-		case i == 19 && len(b) >= 6 && string(b[:6]) == "\xa5Items":
-			b, field = b[6:], 19
-		case i == 20 && len(b) >= 4 && string(b[:4]) == "\xa3Ptr":
-			b, field = b[4:], 20
-		case i == 21 && len(b) >= 7 && string(b[:7]) == "\xa6Counts":
-			b, field = b[7:], 21
-		case i == 22 && len(b) >= 6 && string(b[:6]) == "\xa5Named":
-			b, field = b[6:], 22
-		case i == 23 && len(b) >= 4 && string(b[:4]) == "\xa3Any":
-			b, field = b[4:], 23
-		case i == 24 && len(b) >= 5 && string(b[:5]) == "\xa4Omit":
-			b, field = b[5:], 24
-		case i == 25 && len(b) >= 7 && string(b[:7]) == "\xa6Nested":
-			b, field = b[7:], 25
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 8 && string(b[:8]) == "\xa7created" {
+				b, field = b[8:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4note" {
+				b, field = b[5:], 1
+			}
+		case 2:
+			if len(b) >= 2 && string(b[:2]) == "\xa1B" {
+				b, field = b[2:], 2
+			}
+		case 3:
+			if len(b) >= 3 && string(b[:3]) == "\xa2I8" {
+				b, field = b[3:], 3
+			}
+		case 4:
+			if len(b) >= 4 && string(b[:4]) == "\xa3I16" {
+				b, field = b[4:], 4
+			}
+		case 5:
+			if len(b) >= 4 && string(b[:4]) == "\xa3I32" {
+				b, field = b[4:], 5
+			}
+		case 6:
+			if len(b) >= 2 && string(b[:2]) == "\xa1I" {
+				b, field = b[2:], 6
+			}
+		case 7:
+			if len(b) >= 3 && string(b[:3]) == "\xa2U8" {
+				b, field = b[3:], 7
+			}
+		case 8:
+			if len(b) >= 4 && string(b[:4]) == "\xa3U16" {
+				b, field = b[4:], 8
+			}
+		case 9:
+			if len(b) >= 4 && string(b[:4]) == "\xa3U32" {
+				b, field = b[4:], 9
+			}
+		case 10:
+			if len(b) >= 4 && string(b[:4]) == "\xa3U64" {
+				b, field = b[4:], 10
+			}
+		case 11:
+			if len(b) >= 2 && string(b[:2]) == "\xa1U" {
+				b, field = b[2:], 11
+			}
+		case 12:
+			if len(b) >= 4 && string(b[:4]) == "\xa3F32" {
+				b, field = b[4:], 12
+			}
+		case 13:
+			if len(b) >= 4 && string(b[:4]) == "\xa3F64" {
+				b, field = b[4:], 13
+			}
+		case 14:
+			if len(b) >= 2 && string(b[:2]) == "\xa1S" {
+				b, field = b[2:], 14
+			}
+		case 15:
+			if len(b) >= 6 && string(b[:6]) == "\xa5color" {
+				b, field = b[6:], 15
+			}
+		case 16:
+			if len(b) >= 4 && string(b[:4]) == "\xa3Raw" {
+				b, field = b[4:], 16
+			}
+		case 17:
+			if len(b) >= 6 && string(b[:6]) == "\xa5Fixed" {
+				b, field = b[6:], 17
+			}
+		case 18:
+			if len(b) >= 5 && string(b[:5]) == "\xa4Tags" {
+				b, field = b[5:], 18
+			}
+		case 19:
+			if len(b) >= 6 && string(b[:6]) == "\xa5Items" {
+				b, field = b[6:], 19
+			}
+		case 20:
+			if len(b) >= 4 && string(b[:4]) == "\xa3Ptr" {
+				b, field = b[4:], 20
+			}
+		case 21:
+			if len(b) >= 7 && string(b[:7]) == "\xa6Counts" {
+				b, field = b[7:], 21
+			}
+		case 22:
+			if len(b) >= 6 && string(b[:6]) == "\xa5Named" {
+				b, field = b[6:], 22
+			}
+		case 23:
+			if len(b) >= 4 && string(b[:4]) == "\xa3Any" {
+				b, field = b[4:], 23
+			}
+		case 24:
+			if len(b) >= 5 && string(b[:5]) == "\xa4Omit" {
+				b, field = b[5:], 24
+			}
+		case 25:
+			if len(b) >= 7 && string(b[:7]) == "\xa6Nested" {
+				b, field = b[7:], 25
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -865,12 +929,17 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 4 && string(b[:4]) == "\xa3sku":
-			b, field = b[4:], 0
-		case i == 1 && len(b) >= 4 && string(b[:4]) == "\xa3qty":
-			b, field = b[4:], 1
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 4 && string(b[:4]) == "\xa3sku" {
+				b, field = b[4:], 0
+			}
+		case 1:
+			if len(b) >= 4 && string(b[:4]) == "\xa3qty" {
+				b, field = b[4:], 1
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -1017,12 +1086,17 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 8 && string(b[:8]) == "\xa7created":
-			b, field = b[8:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4note":
-			b, field = b[5:], 1
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 8 && string(b[:8]) == "\xa7created" {
+				b, field = b[8:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4note" {
+				b, field = b[5:], 1
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
@@ -1162,18 +1236,29 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	}
 	for i := 0; i < n; i++ {
 		field := -1
-		switch {
-		case i == 0 && len(b) >= 5 && string(b[:5]) == "\xa4name":
-			b, field = b[5:], 0
-		case i == 1 && len(b) >= 5 && string(b[:5]) == "\xa4kids":
-			b, field = b[5:], 1
-		case i == 2 && len(b) >= 5 && string(b[:5]) == "\xa4next":
-			b, field = b[5:], 2
-		case i == 3 && len(b) >= 8 && string(b[:8]) == "\xa7by_name":
-			b, field = b[8:], 3
-		case i == 4 && len(b) >= 5 && string(b[:5]) == "\xa4leaf":
-			b, field = b[5:], 4
-		default:
+		switch i {
+		case 0:
+			if len(b) >= 5 && string(b[:5]) == "\xa4name" {
+				b, field = b[5:], 0
+			}
+		case 1:
+			if len(b) >= 5 && string(b[:5]) == "\xa4kids" {
+				b, field = b[5:], 1
+			}
+		case 2:
+			if len(b) >= 5 && string(b[:5]) == "\xa4next" {
+				b, field = b[5:], 2
+			}
+		case 3:
+			if len(b) >= 8 && string(b[:8]) == "\xa7by_name" {
+				b, field = b[8:], 3
+			}
+		case 4:
+			if len(b) >= 5 && string(b[:5]) == "\xa4leaf" {
+				b, field = b[5:], 4
+			}
+		}
+		if field < 0 {
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
