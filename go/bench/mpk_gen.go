@@ -22,8 +22,8 @@ func (z *Product) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Colors))
-		for i1 := range z.Colors {
-			s += mpk.StringSize(len(z.Colors[i1]))
+		for _, v1 := range z.Colors {
+			s += mpk.StringSize(len(v1))
 		}
 	}
 	return s
@@ -51,8 +51,8 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Colors)))
-		for i2 := range z.Colors {
-			o = mpk.AppendString(o, string(z.Colors[i2]))
+		for _, v2 := range z.Colors {
+			o = mpk.AppendString(o, string(v2))
 		}
 	}
 	return o, err
@@ -924,8 +924,8 @@ func (z *Hashtag) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for i17 := range z.Indices {
-			s += mpk.IntSize(int64(z.Indices[i17]))
+		for _, v17 := range z.Indices {
+			s += mpk.IntSize(int64(v17))
 		}
 	}
 	return s
@@ -947,8 +947,8 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i18 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i18]))
+		for _, v18 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v18))
 		}
 	}
 	return o, err
@@ -1046,8 +1046,8 @@ func (z *Mention) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for i21 := range z.Indices {
-			s += mpk.IntSize(int64(z.Indices[i21]))
+		for _, v21 := range z.Indices {
+			s += mpk.IntSize(int64(v21))
 		}
 	}
 	return s
@@ -1073,8 +1073,8 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i22 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i22]))
+		for _, v22 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v22))
 		}
 	}
 	return o, err
@@ -1194,8 +1194,8 @@ func (z *URL) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for i25 := range z.Indices {
-			s += mpk.IntSize(int64(z.Indices[i25]))
+		for _, v25 := range z.Indices {
+			s += mpk.IntSize(int64(v25))
 		}
 	}
 	return s
@@ -1221,8 +1221,8 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for i26 := range z.Indices {
-			o = mpk.AppendInt(o, int64(z.Indices[i26]))
+		for _, v26 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v26))
 		}
 	}
 	return o, err

@@ -455,9 +455,16 @@ func (g *gen) size(x string, t types.Type) {
 			g.printf("if %s == nil {\ns++\n} else {\ns += mpk.BytesSize(len(%s))\n}\n", x, x)
 			return
 		}
-		i := g.name("i")
-		g.printf("if %s == nil {\ns++\n} else {\ns += mpk.HeaderSize(len(%s))\nfor %s := range %s {\n", x, x, i, x)
-		g.size(x+"["+i+"]", u.Elem())
+		g.printf("if %s == nil {\ns++\n} else {\ns += mpk.HeaderSize(len(%s))\n", x, x)
+		if _, basic := u.Elem().Underlying().(*types.Basic); basic {
+			v := g.name("v")
+			g.printf("for _, %s := range %s {\n", v, x)
+			g.size(v, u.Elem())
+		} else {
+			i := g.name("i")
+			g.printf("for %s := range %s {\n", i, x)
+			g.size(x+"["+i+"]", u.Elem())
+		}
 		g.printf("}\n}\n")
 		return
 	case *types.Array:
@@ -526,9 +533,18 @@ func (g *gen) encode(x string, t types.Type, addressable bool) {
 			g.printf("o = mpk.AppendBytes(o, []byte(%s))\n}\n", x)
 			return
 		}
-		i := g.name("i")
-		g.printf("o = mpk.AppendArrayHeader(o, uint32(len(%s)))\nfor %s := range %s {\n", x, i, x)
-		g.encode(x+"["+i+"]", u.Elem(), true)
+		g.printf("o = mpk.AppendArrayHeader(o, uint32(len(%s)))\n", x)
+		if _, basic := u.Elem().Underlying().(*types.Basic); basic {
+			// By value: the loop then reads each element once, without reloading the slice
+			// (the appends write memory the compiler cannot tell apart from it).
+			v := g.name("v")
+			g.printf("for _, %s := range %s {\n", v, x)
+			g.encode(v, u.Elem(), false)
+		} else {
+			i := g.name("i")
+			g.printf("for %s := range %s {\n", i, x)
+			g.encode(x+"["+i+"]", u.Elem(), true)
+		}
 		g.printf("}\n}\n")
 		return
 	case *types.Array:

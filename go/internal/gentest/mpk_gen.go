@@ -22,8 +22,8 @@ func (z *Product) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Colors))
-		for i1 := range z.Colors {
-			s += mpk.StringSize(len(z.Colors[i1]))
+		for _, v1 := range z.Colors {
+			s += mpk.StringSize(len(v1))
 		}
 	}
 	return s
@@ -51,8 +51,8 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Colors)))
-		for i2 := range z.Colors {
-			o = mpk.AppendString(o, string(z.Colors[i2]))
+		for _, v2 := range z.Colors {
+			o = mpk.AppendString(o, string(v2))
 		}
 	}
 	return o, err
@@ -202,8 +202,8 @@ func (z *Mixed) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Tags))
-		for i5 := range z.Tags {
-			s += mpk.StringSize(len(z.Tags[i5]))
+		for _, v5 := range z.Tags {
+			s += mpk.StringSize(len(v5))
 		}
 	}
 	if z.Items == nil {
@@ -250,8 +250,8 @@ func (z *Mixed) Msgsize() (s int) {
 				s++
 			} else {
 				s += mpk.HeaderSize(len(z.Nested[i11]))
-				for i12 := range z.Nested[i11] {
-					s += mpk.IntSize(int64(z.Nested[i11][i12]))
+				for _, v12 := range z.Nested[i11] {
+					s += mpk.IntSize(int64(v12))
 				}
 			}
 		}
@@ -323,8 +323,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Tags)))
-		for i13 := range z.Tags {
-			o = mpk.AppendString(o, string(z.Tags[i13]))
+		for _, v13 := range z.Tags {
+			o = mpk.AppendString(o, string(v13))
 		}
 	}
 	o = append(o, "\xa5Items"...)
@@ -397,8 +397,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 				o = mpk.AppendNil(o)
 			} else {
 				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i20])))
-				for i21 := range z.Nested[i20] {
-					o = mpk.AppendInt(o, int64(z.Nested[i20][i21]))
+				for _, v21 := range z.Nested[i20] {
+					o = mpk.AppendInt(o, int64(v21))
 				}
 			}
 		}
