@@ -94,6 +94,12 @@ static MPK__NOINLINE int grow_nodes(mpk_doc *d, size_t most) {
 #define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
 
 const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len) {
+    return mpk__doc_parse_value(d, data, len, NULL);
+}
+
+/* With `consumed` NULL, the value must fill `len` bytes (else trailing_bytes); otherwise the
+ * parse stops after one value and stores how many bytes it took (mpk_stream_next_doc). */
+const mpk_node *mpk__doc_parse_value(mpk_doc *d, const void *data, size_t len, size_t *consumed) {
     const uint8_t *const start = (const uint8_t *)data;
     const uint8_t *p = start, *const end = start + (data ? len : 0);
     /* Read in place, not copied: a copy cost 12 of the ~190 fixed instructions of a small parse
@@ -278,6 +284,10 @@ const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len) {
 
 finished:
     d->count = used;
+    if (consumed) {
+        *consumed = (size_t)(p - start);
+        return d->nodes;
+    }
     if (p < end) {
         at = p;
         kind = MPK_ERR_TRAILING_BYTES;

@@ -28,6 +28,11 @@ static inline int mpk__decode_timestamp(const uint8_t *p, uint32_t len, mpk_time
     return ts->nsec <= 999999999u;
 }
 
+struct mpk_doc;
+struct mpk_node;
+/* dom.c: one value from the start of data; see mpk_doc_parse and mpk_stream_next_doc. */
+const struct mpk_node *mpk__doc_parse_value(struct mpk_doc *d, const void *data, size_t len, size_t *consumed);
+
 /* Byte length of a head: head byte + length field + ext type byte (0 for 0xc1). Payload not
  * included. */
 static inline unsigned mpk__head_size(uint8_t b) {

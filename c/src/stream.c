@@ -341,13 +341,18 @@ static int scan_buffered(mpk_stream *s, const uint8_t **value, size_t *len) {
  * Next value (Public)
  * ==============================================================================================*/
 
-int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len) {
-    if (s->error.kind != MPK_OK) return -1;
+/* The buffer handed out by the last call is emptied by the next. */
+static void release_value(mpk_stream *s) {
     if (s->release) {
         s->release = 0;
         s->buffering = 0;
         s->buf_len = 0;
     }
+}
+
+int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len) {
+    if (s->error.kind != MPK_OK) return -1;
+    release_value(s);
     if (s->buffering) return scan_buffered(s, value, len);
     if (!s->in_value) {
         if (s->chunk_pos == s->chunk_len) return 0;
@@ -358,4 +363,42 @@ int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len) {
         s->depth = 0;
     }
     return scan_chunk(s, value, len);
+}
+
+/* Between values, the next one is parsed straight from the chunk. If that fails (the value is cut
+ * by the chunk's end, or it is bad), the scan takes the same bytes again and decides, so the
+ * stream's error semantics hold; a value cut by a chunk's end costs that chunk's tail one extra
+ * pass, once per chunk. Through mpk_stream_next and mpk_doc_parse, a [1, 2] message took two
+ * passes (the scan, about 250 instructions, then the parse). */
+int mpk_stream_next_doc(mpk_stream *s, mpk_doc *doc, const mpk_node **root) {
+    *root = NULL;
+    if (s->error.kind != MPK_OK) return -1;
+    release_value(s);
+    const mpk_limits doc_limits = doc->limits;
+    const unsigned doc_flags = doc->flags;
+    doc->limits = s->limits;
+    doc->flags = (doc_flags & MPK_FLAG_COPY) | (s->flags & MPK_FLAG_STRICT_UTF8);
+    int rc;
+    if (!s->buffering && !s->in_value && s->chunk_pos < s->chunk_len) {
+        size_t used;
+        const mpk_node *n = mpk__doc_parse_value(doc, s->chunk + s->chunk_pos, s->chunk_len - s->chunk_pos, &used);
+        if (n) {
+            s->chunk_pos += used;
+            *root = n;
+            rc = 1;
+            goto done;
+        }
+    }
+    const uint8_t *value;
+    size_t len;
+    rc = mpk_stream_next(s, &value, &len);
+    if (rc == 1) {
+        /* the scan accepted it under the same limits and flags: only no_memory is left */
+        *root = mpk_doc_parse(doc, value, len);
+        if (!*root) rc = fail(s, mpk_doc_error(doc).kind, s->value_base + mpk_doc_error(doc).offset);
+    }
+done:
+    doc->limits = doc_limits;
+    doc->flags = doc_flags;
+    return rc;
 }

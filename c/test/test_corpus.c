@@ -47,9 +47,13 @@ static uint8_t *hex_bytes(const mpk_node *hex, size_t *len) {
 /* Decodes bytes with the stream fed by `split` (0: one byte at a time; k: two chunks at k). Each
  * chunk is a fresh heap copy, freed once drained, so a pointer kept past its chunk is caught by
  * the sanitizer run. Checks exactly one value, equal to the input bytes, whose DOM equals
- * `expected` (the input's DOM, already checked against the typed value). */
+ * `expected` (the input's DOM, already checked against the typed value); then the same through
+ * mpk_stream_next_doc. */
+static int stream_doc_check(const uint8_t *bytes, size_t len, size_t split, int one_byte, const mpk_node *expected);
+
 static int stream_check(const uint8_t *bytes, size_t len, size_t split, int one_byte,
                         const mpk_node *expected) {
+    if (!stream_doc_check(bytes, len, split, one_byte, expected)) return 0;
     mpk_stream s;
     mpk_stream_init(&s);
     int values = 0, ok = 1;
@@ -76,6 +80,31 @@ static int stream_check(const uint8_t *bytes, size_t len, size_t split, int one_
     if (mpk_stream_end(&s).kind != MPK_OK) ok = 0;
     mpk_stream_destroy(&s);
     stream_runs++;
+    return ok && values == 1;
+}
+
+static int stream_doc_check(const uint8_t *bytes, size_t len, size_t split, int one_byte, const mpk_node *expected) {
+    mpk_stream s;
+    mpk_stream_init(&s);
+    int values = 0, ok = 1;
+    size_t cuts = one_byte ? len : 2, pos = 0;
+    for (size_t c = 0; c < cuts; c++) {
+        size_t n = one_byte ? 1 : (c == 0 ? split : len - split);
+        uint8_t *chunk = (uint8_t *)malloc(n ? n : 1);
+        if (n) memcpy(chunk, bytes + pos, n);
+        mpk_stream_feed(&s, chunk, n);
+        const mpk_node *root;
+        int r;
+        while ((r = mpk_stream_next_doc(&s, &scratch, &root)) == 1) {
+            values++;
+            if (!root || !mpk_node_equal(root, expected)) ok = 0;
+        }
+        if (r < 0) ok = 0;
+        free(chunk);
+        pos += n;
+    }
+    if (mpk_stream_end(&s).kind != MPK_OK) ok = 0;
+    mpk_stream_destroy(&s);
     return ok && values == 1;
 }
 
@@ -218,6 +247,20 @@ static void negative(const char *file, const mpk_node *c, const mpk_node *name) 
     /* when the stream finds the same kind, it finds it at the same byte */
     if (e.kind != MPK_OK && strcmp(mpk_error_name(e.kind), want) == 0) stream_ok &= e.offset == off->v.u;
     CHECK_MSG(stream_ok, "%s: stream gave %s at %zu after %d values", label, mpk_error_name(e.kind), e.offset, values);
+    mpk_stream_destroy(&s);
+
+    /* mpk_stream_next_doc: the same values and the same error at the same byte */
+    mpk_stream_init(&s);
+    mpk_stream_set_limits(&s, &limits);
+    mpk_stream_set_flags(&s, flags);
+    mpk_stream_feed(&s, bytes, len);
+    const mpk_node *root2;
+    int values2 = 0;
+    while ((rc = mpk_stream_next_doc(&s, &scratch, &root2)) == 1) values2++;
+    mpk_error e2 = rc < 0 ? mpk_stream_error(&s) : mpk_stream_end(&s);
+    CHECK_MSG(values2 == values && e2.kind == e.kind && e2.offset == e.offset,
+              "%s: stream into a doc gave %s at %zu after %d values, the scan %s at %zu after %d", label,
+              mpk_error_name(e2.kind), e2.offset, values2, mpk_error_name(e.kind), e.offset, values);
     mpk_stream_destroy(&s);
     free(bytes);
 }

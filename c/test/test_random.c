@@ -1,5 +1,6 @@
 /* test_random.c — seeded random values: writer → DOM → writer gives the same bytes; the pull
- * reader re-encodes them identically; the stream finds every value in random chunkings; every
+ * reader re-encodes them identically; the stream finds every value in random chunkings (and
+ * parses each into a doc, mpk_stream_next_doc); every
  * prefix is truncated and every byte flip is handled the same way by the DOM and the reader. */
 #include <math.h>
 #include <string.h>
@@ -281,6 +282,34 @@ int main(void) {
         CHECK_MSG(ok && got == VALUES && mpk_stream_end(&s).kind == MPK_OK, "stream round %d", round);
         mpk_stream_destroy(&s);
     }
+
+    /* and straight into a doc (mpk_stream_next_doc): every value equal to its own parse */
+    mpk_doc want;
+    mpk_doc_init(&want);
+    for (int round = 0; round < 5; round++) {
+        mpk_stream s;
+        mpk_stream_init(&s);
+        size_t pos = 0, got = 0;
+        int ok = 1;
+        while (pos < total) {
+            size_t n = 1 + (size_t)(next_rand() % (round == 0 ? 7 : 20000));
+            if (n > total - pos) n = total - pos;
+            mpk_stream_feed(&s, data + pos, n);
+            const mpk_node *root;
+            int r;
+            while ((r = mpk_stream_next_doc(&s, &doc, &root)) == 1) {
+                const mpk_node *expected =
+                    got < VALUES ? mpk_doc_parse(&want, data + starts[got], starts[got + 1] - starts[got]) : NULL;
+                ok &= expected && root && mpk_node_equal(root, expected);
+                got++;
+            }
+            ok &= r == 0;
+            pos += n;
+        }
+        CHECK_MSG(ok && got == VALUES && mpk_stream_end(&s).kind == MPK_OK, "stream into a doc, round %d", round);
+        mpk_stream_destroy(&s);
+    }
+    mpk_doc_destroy(&want);
 
     mpk_writer_destroy(&all);
     mpk_writer_destroy(&one);

@@ -75,6 +75,54 @@ int bench_row_ops(const bench_row *row, bench_op ops[4])
     return n;
 }
 
+static void fail(const bench_row *row, const bench_side *side, const char *what);
+
+int bench_has_floor(const bench_row *row, bench_op op)
+{
+    if (row->kind == ROW_STRINGS) return op == OP_UNPACK;
+    return row->kind == ROW_MESSAGES && (row->message == MSG_BIN || row->message == MSG_NESTED) &&
+           op == OP_UNPACK_ONESHOT;
+}
+
+/* The memory floor of an unpack: read each value's head and jump over its body, nothing else (the
+ * heads these rows hold: fixints, fixarray and array 16/32, fixstr, str and bin 8/16/32). The next
+ * head's address is known only once this head is read, as for any decoder, so no decoder can go
+ * faster than this chain of loads. Returns the sum of the str/bin lengths (checked). */
+static uint64_t walk_heads(const bench_buf *in)
+{
+    const uint8_t *p = (const uint8_t *)in->data, *end = p + in->len;
+    uint64_t bytes = 0;
+    while (p < end) {
+        uint8_t b = *p;
+        uint32_t n;
+        if (b < 0x80 || b >= 0xe0) { p += 1; continue; }
+        if (b >= 0x90 && b <= 0x9f) { p += 1; continue; }
+        switch (b) {
+        case 0xdc: p += 3; continue;
+        case 0xdd: p += 5; continue;
+        case 0xd9: case 0xc4: n = p[1]; p += 2; break;
+        case 0xda: case 0xc5: n = (uint32_t)p[1] << 8 | p[2]; p += 3; break;
+        case 0xdb: case 0xc6: n = (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]; p += 5; break;
+        default:
+            if (b >= 0xa0 && b <= 0xbf) { n = b & 0x1fu; p += 1; break; }
+            return UINT64_MAX; /* not a head these rows write */
+        }
+        bytes += n;
+        p += n;
+    }
+    return bytes;
+}
+
+static double floor_sample(const bench_row *row, const bench_side *side, const bench_buf *in, int reps)
+{
+    double t0 = bench_now();
+    uint64_t bytes = 0;
+    for (int r = 0; r < reps; r++) bytes = walk_heads(in);
+    double t = (bench_now() - t0) / reps;
+    if (bytes != row->expect.byte_sum) fail(row, side, "the head walk disagrees with the byte count");
+    return t;
+}
+
 static void fail(const bench_row *row, const bench_side *side, const char *what)
 {
     fprintf(stderr, "bench: %s / %s: %s\n", row->label, side->name, what);
@@ -273,6 +321,7 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
     }
 
     double times[4][BENCH_MAX_SIDES][BENCH_MAX_ROUNDS];
+    double floors[4][BENCH_MAX_SIDES][BENCH_MAX_ROUNDS];
     for (int round = 0; round < cfg->rounds; round++) {
         for (int k = 0; k < cfg->side_count; k++) {
             /* rotate the order so that warm caches and noise do not favour one side */
@@ -286,6 +335,10 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
                 if (ops[o] != OP_PACK && row->kind != ROW_CORPUS && !st[s].packed.data)
                     fail(row, side, "no packed input");
                 times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o], 0);
+                /* right after the side's own unpack, over the same input */
+                floors[o][s][round] = 0;
+                if (bench_has_floor(row, ops[o]) && side != &bench_side_json) /* MessagePack inputs */
+                    floors[o][s][round] = floor_sample(row, side, unpack_input(row, s, &st[s]), reps[o]);
             }
             st[s].packed.data = NULL;
         }
@@ -294,6 +347,7 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
         if (!op_selected(cfg, ops[o])) continue;
         for (int s = 0; s < cfg->side_count; s++) {
             results[o].seconds[s] = median(times[o][s], cfg->rounds);
+            if (bench_has_floor(row, ops[o])) results[o].floor[s] = median(floors[o][s], cfg->rounds);
             results[o].bytes[s] = row->kind == ROW_CORPUS && ops[o] != OP_PACK ? row->corpus[s].len : st[s].reference.len;
         }
         results[o].measured = 1;

@@ -38,6 +38,9 @@ typedef struct bench_row {
 
 typedef struct bench_result {
     double seconds[BENCH_MAX_SIDES]; /* median per op */
+    /* unpack ops of the rows of long strs and bins (bench_has_floor): the median time of a walk
+     * that only follows the value heads through the same side's input (0: not measured) */
+    double floor[BENCH_MAX_SIDES];
     size_t bytes[BENCH_MAX_SIDES];
     int measured;
 } bench_result;
@@ -55,6 +58,8 @@ typedef struct bench_config {
 void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results[4]);
 
 int bench_row_ops(const bench_row *row, bench_op ops[4]);
+/* 1 for the unpack ops whose time the chain of head loads bounds (see bench_result.floor). */
+int bench_has_floor(const bench_row *row, bench_op op);
 const char *bench_op_name(bench_op op);
 double bench_now(void);
 

@@ -185,7 +185,8 @@ static int dom_encode(const void *dom, bench_buf *out)
     return hand_over(w, out);
 }
 
-/* The stream hands out each message's bytes; the doc (reused) turns them into nodes. */
+/* The stream parses each message into the doc (reused), straight from the chunk when the message
+ * lies whole in it (mpk_stream_next_doc). */
 static int unpack_stream(const bench_buf *in, bench_check *c)
 {
     mpk_stream s;
@@ -197,15 +198,9 @@ static int unpack_stream(const bench_buf *in, bench_check *c)
         size_t n = in->len - fed < BENCH_CHUNK ? in->len - fed : BENCH_CHUNK;
         mpk_stream_feed(&s, in->data + fed, n);
         fed += n;
-        const uint8_t *value;
-        size_t len;
+        const mpk_node *root;
         int got;
-        while ((got = mpk_stream_next(&s, &value, &len)) == 1) {
-            const mpk_node *root = mpk_doc_parse(&doc, value, len);
-            if (!root) {
-                rc = -1;
-                break;
-            }
+        while ((got = mpk_stream_next_doc(&s, &doc, &root)) == 1) {
             c->messages++;
             walk(root, c);
         }

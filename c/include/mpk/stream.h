@@ -13,6 +13,7 @@
 #define MPK_STREAM_H
 
 #include "common.h"
+#include "dom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +72,16 @@ void mpk_stream_feed(mpk_stream *s, const void *data, size_t len);
  *  call on the stream, and while the chunk is), 0 when the fed bytes are used up (feed more), -1 on
  *  error (see mpk_stream_error()). */
 int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
+
+/** Like mpk_stream_next(), but parses the value into `doc` (replacing its tree) and sets *root.
+ *  A value lying whole in the chunk is parsed straight from it, in one pass (the stream does not
+ *  scan it first); a value cut by a chunk boundary is gathered as usual, then parsed. The value is
+ *  checked with the stream's limits and MPK_FLAG_STRICT_UTF8, not the doc's (the doc keeps them,
+ *  and its MPK_FLAG_COPY applies). Errors and their offsets are the stream's (see
+ *  mpk_stream_error()), the same as from mpk_stream_next(). Zero-copy payloads point into the chunk
+ *  or the stream's buffer, valid as mpk_stream_next()'s value would be; nodes live until the doc's
+ *  next parse. */
+int mpk_stream_next_doc(mpk_stream *s, mpk_doc *doc, const mpk_node **root);
 
 /** The input has ended: MPK_ERR_TRUNCATED if a value is incomplete (at the offset a one-shot
  *  decoder of everything fed would report), MPK_ERR_INVALID_ARGUMENT if mpk_stream_next() was not
