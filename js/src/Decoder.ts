@@ -430,6 +430,11 @@ function readStr(head: number, n: number): unknown {
 
 /** The str of buf[start, start + n), whose head is at `head`, decoded on its own. */
 function decodeStrAt(head: number, start: number, n: number): unknown {
+  // short strs repeat like keys do: the key cache returns the string made for the same bytes before
+  if (n <= keyMax) {
+    const cached = lookupKey(buf, view, start, n);
+    if (cached !== undefined) return cached;
+  }
   const stop = start + n;
   if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);
   const s = decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, true);

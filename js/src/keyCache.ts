@@ -1,7 +1,8 @@
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 
-// The key cache: map keys repeat (every record of a list has the same ones), so a short key's
-// bytes are hashed and, when the same bytes were seen before, the string made then is reused.
+// The key cache: map keys repeat (every record of a list has the same ones), and so do short str
+// values (languages, tags, enum-like words), so the bytes of a short str are hashed and, when the
+// same bytes were seen before, the string made then is reused.
 // Keys of 4 bytes or more are hashed by their first and last four bytes only (two reads instead of
 // a loop; keys that differ only in the middle share a slot and take turns, which costs speed only).
 // Reuse saves building the string and lets V8 find the property without hashing a new string.
