@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-go: runs every side of the Go bench interleaved in rounds (cmd/report) and writes
-# the medians to bench/results/go.md. ROUNDS and BENCHTIME override the defaults.
+# the medians to bench/results/go.md. ROUNDS, BENCHTIME and CLOCK (wall or cpu) override the defaults.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -10,7 +10,7 @@ cd "$here"
 go mod download
 tmp="$(mktemp)"
 trap 'rm -f "$tmp"' EXIT
-go run ./cmd/report -rounds "${ROUNDS:-21}" -benchtime "${BENCHTIME:-100ms}" > "$tmp"
+go run ./cmd/report -rounds "${ROUNDS:-21}" -benchtime "${BENCHTIME:-100ms}" -clock "${CLOCK:-wall}" > "$tmp"
 {
   echo "## Go (mpk.dev/go/mpk)"
   echo

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ func main() {
 	benchtime := flag.String("benchtime", "200ms", "time per side per round")
 	filter := flag.String("filter", "", "only cases whose name contains this")
 	only := flag.String("sides", "", "only these sides (comma-separated), for quick comparisons while tuning")
+	clock := flag.String("clock", "wall", "wall: elapsed time; cpu: the process's CPU time (user+system, GC threads included), which time spent waiting for a core on a loaded machine does not inflate")
 	flag.Parse()
 	must(flag.Set("test.benchtime", *benchtime))
 
@@ -57,20 +59,24 @@ func main() {
 			if s.Marshal != nil {
 				rows = append(rows, row{c.Name, "marshal", s.Name, len(s.Input), func(b *testing.B) {
 					b.ReportAllocs()
+					c0 := cpuTime()
 					for i := 0; i < b.N; i++ {
 						if _, err := s.Marshal(); err != nil {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 				}})
 			}
 			rows = append(rows, row{c.Name, "unmarshal", s.Name, len(s.Input), func(b *testing.B) {
 				b.ReportAllocs()
+				c0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					if _, err := s.Unmarshal(s.Input); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 			}})
 		}
 	}
@@ -83,13 +89,17 @@ func main() {
 				fmt.Fprintf(os.Stderr, "report: %s/%s/%s failed\n", rw.cas, rw.op, rw.side)
 				os.Exit(1)
 			}
-			samples[i].ns = append(samples[i].ns, float64(res.T.Nanoseconds())/float64(res.N))
+			ns := float64(res.T.Nanoseconds()) / float64(res.N)
+			if *clock == "cpu" {
+				ns = res.Extra["cpu-ns/op"]
+			}
+			samples[i].ns = append(samples[i].ns, ns)
 			samples[i].bytes = append(samples[i].bytes, float64(res.AllocedBytesPerOp()))
 			samples[i].allocs = append(samples[i].allocs, float64(res.AllocsPerOp()))
 		}
 		fmt.Fprintf(os.Stderr, "report: round %d/%d done (%s)\n", r+1, *rounds, time.Since(start).Round(time.Second))
 	}
-	print(rows, samples, *rounds, *benchtime)
+	print(rows, samples, *rounds, *benchtime, *clock)
 }
 
 func median(xs []float64) float64 {
@@ -102,9 +112,12 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func print(rows []row, samples []sample, rounds int, benchtime string) {
+func print(rows []row, samples []sample, rounds int, benchtime, clock string) {
 	fmt.Printf("Medians of %d interleaved rounds (%s per side per round), %s, %s/%s, GOMAXPROCS %d.\n",
 		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if clock == "cpu" {
+		fmt.Printf("Times are the process's CPU time per op (user+system, GC included), not elapsed time.\n")
+	}
 	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster).\n")
 	med := map[string]float64{}
 	for i, rw := range rows {
@@ -163,6 +176,13 @@ func sizeOf(rows []row, cas string) int {
 		}
 	}
 	return 0
+}
+
+// cpuTime is the CPU time the process has used so far (user+system, every thread).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func must(err error) {
