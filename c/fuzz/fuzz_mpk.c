@@ -14,7 +14,9 @@
  *  4. the stream fed the input in two chunks (and, up to 512 bytes, one byte at a time) hands out
  *     exactly the values that one-shot skipping finds one after another, byte for byte, and the
  *     same error (truncation: see check_stream);
- *  5. with MPK_FLAG_COPY the DOM is equal, and no payload points into the input. */
+ *  5. with MPK_FLAG_COPY the DOM is equal, and no payload points into the input;
+ *  6. mpk_stream_next_doc, fed the same chunks, gives as many values as mpk_stream_next, each equal
+ *     to one-shot's DOM of that value, and the same final error at the same byte. */
 #include <mpk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +282,65 @@ static void check_stream(const uint8_t *data, size_t n, const options *o, const 
     }
 }
 
+/* ---- invariant 6: the stream into a doc against the stream's scan ---- */
+
+/* mpk_stream_next_doc, fed the same chunks as mpk_stream_next, gives the same number of values,
+ * each equal to the DOM of the bytes the scan handed out there (one-shot's value, by invariant 4),
+ * and ends with the same error at the same byte. */
+static void check_stream_doc(const uint8_t *data, size_t n, const options *o, const size_t *cuts, size_t ncuts)
+{
+    mpk_stream scan, into;
+    mpk_stream_init(&scan);
+    mpk_stream_init(&into);
+    mpk_stream_set_limits(&scan, &o->limits);
+    mpk_stream_set_flags(&scan, o->flags);
+    mpk_stream_set_limits(&into, &o->limits);
+    mpk_stream_set_flags(&into, o->flags);
+    mpk_doc doc, want;
+    mpk_doc_init(&doc);
+    mpk_doc_init(&want);
+    mpk_doc_set_limits(&want, &o->limits);
+    mpk_doc_set_flags(&want, o->flags);
+    size_t scan_values = 0, doc_values = 0, at = 0;
+    int scan_failed = 0, doc_failed = 0;
+    for (size_t c = 0; c + 1 < ncuts; c++) {
+        if (!scan_failed) {
+            mpk_stream_feed(&scan, data + cuts[c], cuts[c + 1] - cuts[c]);
+            const uint8_t *value;
+            size_t len;
+            int got;
+            while ((got = mpk_stream_next(&scan, &value, &len)) == 1) scan_values++;
+            if (got < 0) scan_failed = 1;
+        }
+        if (!doc_failed) {
+            mpk_stream_feed(&into, data + cuts[c], cuts[c + 1] - cuts[c]);
+            const mpk_node *root;
+            int got;
+            while ((got = mpk_stream_next_doc(&into, &doc, &root)) == 1) {
+                size_t consumed;
+                mpk_error e = oneshot_skip(data + at, n - at, o, &consumed);
+                REQUIRE(consumed > 0 && (e.kind == MPK_OK || e.kind == MPK_ERR_TRAILING_BYTES),
+                        "stream into a doc: value %zu at %zu, but one-shot there says %s", doc_values, at, kind(e));
+                const mpk_node *expected = mpk_doc_parse(&want, data + at, consumed);
+                REQUIRE(root && expected && mpk_node_equal(root, expected),
+                        "stream into a doc: value %zu at %zu differs from its one-shot DOM (split at %zu)", doc_values,
+                        at, o->split);
+                at += consumed;
+                doc_values++;
+            }
+            if (got < 0) doc_failed = 1;
+        }
+    }
+    mpk_error scan_end = mpk_stream_end(&scan), doc_end = mpk_stream_end(&into);
+    REQUIRE(doc_values == scan_values && doc_end.kind == scan_end.kind && doc_end.offset == scan_end.offset,
+            "stream into a doc: %zu values, then %s at %zu; the scan: %zu values, then %s at %zu (split at %zu)",
+            doc_values, kind(doc_end), doc_end.offset, scan_values, kind(scan_end), scan_end.offset, o->split);
+    mpk_doc_destroy(&doc);
+    mpk_doc_destroy(&want);
+    mpk_stream_destroy(&scan);
+    mpk_stream_destroy(&into);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
     options o = pick_options(data, n);
@@ -309,11 +370,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 
     const size_t two[3] = {0, o.split, n};
     check_stream(data, n, &o, two, 3);
+    check_stream_doc(data, n, &o, two, 3);
     /* small inputs also one byte at a time, which cuts at every boundary at once */
     if (n <= 512) {
         size_t every[513];
         for (size_t i = 0; i <= n; i++) every[i] = i;
         check_stream(data, n, &o, every, n + 1);
+        check_stream_doc(data, n, &o, every, n + 1);
     }
     return 0;
 }
