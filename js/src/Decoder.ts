@@ -8,7 +8,7 @@ import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { lookupKey } from "./keyCache.js";
+import { lookupKey, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
@@ -432,7 +432,7 @@ function readStr(head: number, n: number): unknown {
 function decodeStrAt(head: number, start: number, n: number): unknown {
   // short strs repeat like keys do: the key cache returns the string made for the same bytes before
   if (n <= keyMax) {
-    const cached = lookupKey(buf, view, start, n);
+    const cached = lookupStr(buf, view, start, n);
     if (cached !== undefined) return cached;
   }
   const stop = start + n;

@@ -26,6 +26,15 @@ const bytesView = new DataView(bytes.buffer);
  * at a time (the first and last word go into the hash).
  */
 export function lookupKey(buf: Uint8Array, view: DataView, start: number, n: number): string | undefined {
+  return lookup(buf, view, start, n, true);
+}
+
+/** lookupKey for str values: a new string is cached as it is (internalizing pays only for keys). */
+export function lookupStr(buf: Uint8Array, view: DataView, start: number, n: number): string | undefined {
+  return lookup(buf, view, start, n, false);
+}
+
+function lookup(buf: Uint8Array, view: DataView, start: number, n: number, key: boolean): string | undefined {
   let h: number;
   if (n >= 4) {
     h = Math.imul(view.getInt32(start, true) ^ n, 0x9e3779b1);
@@ -49,11 +58,12 @@ export function lookupKey(buf: Uint8Array, view: DataView, start: number, n: num
   }
   const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
   if (lastUtf8Invalid) return undefined;
-  const key = internalize(decoded);
-  keys[slot] = key;
+  const str = key ? internalize(decoded) : decoded;
+  keys[slot] = str;
   lengths[slot] = n;
-  bytes.set(buf.subarray(start, start + n), slot * KEY_MAX_BYTES);
-  return key;
+  const base = slot * KEY_MAX_BYTES;
+  for (let i = 0; i < n; i++) bytes[base + i] = buf[start + i]!; // no subarray: n <= 16
+  return str;
 }
 
 /**
