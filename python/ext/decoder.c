@@ -147,16 +147,26 @@ static inline int check_len(mpkpy_decoder *d, const uint8_t *h, Py_ssize_t field
  * Strings and the key cache
  * ==============================================================================================*/
 
+/* Whole words where there are: the tail is the last 8 (or 4) bytes read again, overlapping, rather
+ * than a byte loop, since most strings of documents are shorter than 8 bytes or end unaligned. */
 static inline int is_ascii(const uint8_t *s, Py_ssize_t n)
 {
-    uint64_t acc = 0;
-    Py_ssize_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
+    uint64_t acc = 0, w;
+    if (n >= 8) {
+        for (Py_ssize_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, s + i, 8);
+            acc |= w;
+        }
+        memcpy(&w, s + n - 8, 8);
         acc |= w;
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        acc = x | y;
+    } else if (n > 0) {
+        acc = s[0] | s[n / 2] | s[n - 1];
     }
-    for (; i < n; i++) acc |= s[i];
     return (acc & 0x8080808080808080ull) == 0;
 }
 
@@ -274,13 +284,13 @@ MPK__INLINE uint32_t key_hash(const uint8_t *s, Py_ssize_t n)
     return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* Equal bytes, for n <= KEY_CACHE_MAX_LEN, word by word without a call to memcmp. */
+/* Equal bytes, for n <= KEY_CACHE_MAX_LEN, a word at a time without a call to memcmp; short keys
+ * by two overlapping loads (4..7 bytes) or their first, middle and last byte (1..3 bytes). */
 MPK__INLINE int key_equal(const uint8_t *x, const uint8_t *y, Py_ssize_t n)
 {
     if (n >= 8) {
         uint64_t a, b;
-        Py_ssize_t i = 0;
-        for (; i + 8 <= n; i += 8) {
+        for (Py_ssize_t i = 0; i + 8 <= n; i += 8) {
             memcpy(&a, x + i, 8);
             memcpy(&b, y + i, 8);
             if (a != b) return 0;
@@ -289,19 +299,29 @@ MPK__INLINE int key_equal(const uint8_t *x, const uint8_t *y, Py_ssize_t n)
         memcpy(&b, y + n - 8, 8);
         return a == b;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (x[i] != y[i]) return 0;
-    return 1;
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, x, 4);
+        memcpy(&b0, y, 4);
+        memcpy(&a1, x + n - 4, 4);
+        memcpy(&b1, y + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return n == 0 || ((x[0] ^ y[0]) | (x[n / 2] ^ y[n / 2]) | (x[n - 1] ^ y[n - 1])) == 0;
 }
 
+/* The interned str of the key bytes s[0..n), or NULL without an exception when they are not ASCII
+ * (the caller decodes them the long way), or NULL with one. A hit is ASCII by construction, so the
+ * bytes are only scanned on a miss. */
 MPK__INLINE PyObject *cached_key(const uint8_t *s, Py_ssize_t n)
 {
     uint32_t slot = key_hash(s, n) & (KEY_CACHE_SLOTS - 1);
     PyObject *k = key_cache[slot];
-    if (k && PyUnicode_GET_LENGTH(k) == n && key_equal(PyUnicode_1BYTE_DATA(k), s, n)) {
+    if (LIKELY(k != NULL) && PyUnicode_GET_LENGTH(k) == n && key_equal(PyUnicode_1BYTE_DATA(k), s, n)) {
         Py_INCREF(k);
         return k;
     }
+    if (!is_ascii(s, n)) return NULL;
     k = PyUnicode_New(n, 127);
     if (!k) return NULL;
     memcpy(PyUnicode_1BYTE_DATA(k), s, (size_t)n);
@@ -560,10 +580,12 @@ static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
         }
         if (n >= 0 && n <= KEY_CACHE_MAX_LEN && LIKELY(n <= d->end - h - fields && n <= d->o->max_str)) {
             const uint8_t *s = h + fields;
-            if (is_ascii(s, n)) {
+            PyObject *k = cached_key(s, n);
+            if (LIKELY(k != NULL)) {
                 d->p = s + n;
-                return cached_key(s, n);
+                return k;
             }
+            if (PyErr_Occurred()) return NULL;
         }
     }
     PyObject *k = decode_value(d, depth);
@@ -1033,9 +1055,15 @@ static PyObject *core_build(mpkpy_decoder *d, mpk_reader *r, const mpk_tag *t, c
                 Py_DECREF(dict);
                 return core_error(d, r);
             }
-            if (kt.type == MPK_STR && !d->o->raw && kt.len <= KEY_CACHE_MAX_LEN && is_ascii(kt.data, kt.len)) {
+            k = NULL;
+            if (kt.type == MPK_STR && !d->o->raw && kt.len <= KEY_CACHE_MAX_LEN) {
                 k = cached_key(kt.data, kt.len);
-            } else {
+                if (!k && PyErr_Occurred()) {
+                    Py_DECREF(dict);
+                    return NULL;
+                }
+            }
+            if (!k) {
                 k = core_build(d, r, &kt, kh);
                 if (k && d->o->strict_map_key && !PyUnicode_CheckExact(k) && !PyBytes_CheckExact(k)) {
                     PyErr_Format(PyExc_ValueError, "%.100s is not allowed for map key when strict_map_key=True",

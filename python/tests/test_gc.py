@@ -37,7 +37,15 @@ def test_collector_state_is_kept(enabled):
         (gc.enable if was else gc.disable)()
 
 
-def test_collector_runs_in_hooks():
+@pytest.fixture
+def collector_on():
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    (gc.enable if was else gc.disable)()
+
+
+def test_collector_runs_in_hooks(collector_on):
     seen = []
 
     def hook(code, data):
@@ -49,16 +57,13 @@ def test_collector_runs_in_hooks():
     assert gc.isenabled()
 
 
-def test_hook_that_disables_the_collector_is_obeyed():
+def test_hook_that_disables_the_collector_is_obeyed(collector_on):
     def hook(d):
         gc.disable()
         return d
 
-    try:
-        mpk.unpackb(BIG, object_hook=hook)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+    mpk.unpackb(BIG, object_hook=hook)
+    assert not gc.isenabled()
 
 
 @pytest.mark.parametrize("use_list", [True, False])
