@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import notation  # noqa: E402
+import typed_values  # noqa: E402
 
 import mpk  # noqa: E402
 
@@ -16,10 +16,10 @@ sys.setrecursionlimit(50000)
 def answer(request):
     if "encode" in request:
         try:
-            return {"hex": notation.encode(request["encode"]).hex()}
-        except OverflowError:
-            return {"error": "length_limit"}
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return {"hex": typed_values.encode(request["encode"]).hex()}
+        except typed_values.ref.EncodeError as e:  # a value MessagePack cannot carry: the spec's kind
+            return {"error": e.kind}
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError):
             return {"error": "bad_request"}
     if "decode" in request:
         try:
@@ -27,7 +27,7 @@ def answer(request):
         except (TypeError, ValueError):
             return {"error": "bad_request"}
         try:
-            value = notation.decode(data, request.get("limits"), bool(request.get("strict_utf8")))
+            value = typed_values.decode(data, request.get("limits"), bool(request.get("strict_utf8")))
         except mpk.DecodeError as e:
             return {"error": e.kind, "offset": e.offset}
         return {"value": value}

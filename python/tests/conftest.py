@@ -1,4 +1,5 @@
-"""Shared test setup: the spec's notation helpers, the repo paths, and a replayable hypothesis."""
+"""Shared test setup: the typed-value bridge (spec_support/, which loads spec/reference.py by its
+path), the repo paths, and a replayable hypothesis."""
 import os
 import sys
 
@@ -8,7 +9,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(HERE)
 REPO = os.path.dirname(PYTHON_DIR)
 sys.path.insert(0, os.path.join(PYTHON_DIR, "spec_support"))
-sys.path.insert(0, os.path.join(REPO, "spec"))
 
 # The corpus nests 1025 levels deep; json and the typed-value helpers recurse through it.
 sys.setrecursionlimit(50000)

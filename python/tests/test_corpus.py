@@ -3,7 +3,9 @@
 Positive cases: every listed encoding decodes to the value, and encoding the value gives the first
 (or, for the loose key `number`, any listed) encoding; the stream gets the first encoding one byte
 at a time and, up to 4 KiB, as two chunks split at every position. Negative cases: unpackb raises
-the case's kind at its offset, with its limits and strict-UTF-8 mode.
+the case's kind at its offset, with its limits and strict-UTF-8 mode. Encode-error cases (no
+"msgpack", an "encode_error" kind): mpk refuses the value with its own error for that kind.
+The notation is spec/reference.py's (typed_values.ref).
 """
 import glob
 import json
@@ -12,8 +14,8 @@ import os
 import pytest
 
 import mpk
-import notation
-import reference as ref
+import typed_values
+from typed_values import ref
 
 from conftest import REPO
 
@@ -30,13 +32,16 @@ def load_cases():
 
 
 CASES = load_cases()
-POSITIVE = [c for c in CASES if "error" not in c.values[0]]
-NEGATIVE = [c for c in CASES if "error" in c.values[0]]
+POSITIVE = [c for c in CASES if "msgpack" in c.values[0] and "error" not in c.values[0]]
+NEGATIVE = [c for c in CASES if "msgpack" in c.values[0] and "error" in c.values[0]]
+ENCODE_ERRORS = [c for c in CASES if "encode_error" in c.values[0]]
 
 
 def test_corpus_is_present():
     assert len(VECTORS) >= 10
     assert len(POSITIVE) > 300 and len(NEGATIVE) > 300
+    # every case is of one of the three shapes
+    assert len(POSITIVE) + len(NEGATIVE) + len(ENCODE_ERRORS) == len(CASES)
 
 
 def typed(case):
@@ -48,7 +53,7 @@ def typed(case):
 def test_decode(case):
     want = typed(case)
     for form in case["msgpack"]:
-        got = notation.decode(notation.unhex(form), case.get("limits"), case.get("strict_utf8", False))
+        got = typed_values.decode(ref.unhex(form), case.get("limits"), case.get("strict_utf8", False))
         assert ref.same(want, got), (form, got)
 
 
@@ -56,7 +61,7 @@ def test_decode(case):
 def test_encode(case):
     want = typed(case)
     forms = [f.replace("-", "") for f in case["msgpack"]]
-    got = notation.encode(want).hex()
+    got = typed_values.encode(want).hex()
     if "number" in want:
         assert got in forms
     else:
@@ -66,14 +71,42 @@ def test_encode(case):
 @pytest.mark.parametrize("case", NEGATIVE)
 def test_error(case):
     with pytest.raises(mpk.DecodeError) as info:
-        notation.decode(notation.unhex(case["msgpack"]), case.get("limits"), case.get("strict_utf8", False))
+        typed_values.decode(ref.unhex(case["msgpack"]), case.get("limits"), case.get("strict_utf8", False))
     assert (info.value.kind, info.value.offset) == (case["error"], case["offset"])
     assert str(info.value).endswith(f"at byte {case['offset']}")
 
 
+# mpk's own refusal of each kind: Timestamp's nanosecond range, an int beyond 64 bits, an ext code
+# outside -128..127 (the value never reaches the bytes)
+REFUSALS = {"invalid_timestamp": (ValueError,), "bad_request": (OverflowError, ValueError)}
+
+
+@pytest.mark.parametrize("case", ENCODE_ERRORS)
+def test_encode_error(case):
+    want = case["encode_error"]
+    with pytest.raises(ref.EncodeError) as info:
+        typed_values.encode(typed(case))
+    assert info.value.kind == want
+    assert isinstance(info.value.__cause__, REFUSALS[want]), repr(info.value.__cause__)
+
+
+@pytest.mark.parametrize("case", [c for c in ENCODE_ERRORS if ref.value_key(c.values[0]) in ("int", "timestamp", "ext")])
+def test_encode_error_from_mpk(case):
+    """The same refusals straight from mpk's API, without the notation layer."""
+    key = ref.value_key(case)
+    v = case[key]
+    with pytest.raises(REFUSALS[case["encode_error"]]):
+        if key == "int":
+            mpk.packb(int(v))
+        elif key == "timestamp":
+            mpk.packb(mpk.Timestamp(int(v[0]), int(v[1])))
+        else:
+            mpk.packb(mpk.ExtType(int(v[0]), bytes.fromhex(v[1])))
+
+
 def stream_values(chunks, case):
     """Feeds the chunks to one Unpacker and collects every value it yields."""
-    opts = notation.decode_options(case.get("limits"), case.get("strict_utf8", False))
+    opts = typed_values.decode_options(case.get("limits"), case.get("strict_utf8", False))
     unpacker = mpk.Unpacker(**opts)
     values = []
     for chunk in chunks:
@@ -84,24 +117,24 @@ def stream_values(chunks, case):
 
 @pytest.mark.parametrize("case", POSITIVE)
 def test_stream_byte_at_a_time(case):
-    data = notation.unhex(case["msgpack"][0])
+    data = ref.unhex(case["msgpack"][0])
     values, unpacker = stream_values([data[i:i + 1] for i in range(len(data))], case)
     assert len(values) == 1
-    assert ref.same(typed(case), notation.canonical(values[0]))
+    assert ref.same(typed(case), typed_values.canonical(values[0]))
     assert unpacker.tell() == len(data)
     with pytest.raises(mpk.OutOfData):
         unpacker.unpack()
 
 
 @pytest.mark.parametrize("case", [c for c in POSITIVE
-                                  if len(notation.unhex(c.values[0]["msgpack"][0])) <= 4096])
+                                  if len(ref.unhex(c.values[0]["msgpack"][0])) <= 4096])
 def test_stream_two_chunks(case):
-    data = notation.unhex(case["msgpack"][0])
-    whole = notation.decode(data, case.get("limits"), case.get("strict_utf8", False))
+    data = ref.unhex(case["msgpack"][0])
+    whole = typed_values.decode(data, case.get("limits"), case.get("strict_utf8", False))
     assert ref.same(typed(case), whole)
     # each split is checked against the one-shot value by repr, which is exact for these types
     # (NaN, -0.0, float 32 marks, pairs) and far cheaper than the typed comparison
-    want = repr(mpk.unpackb(data, **notation.decode_options(case.get("limits"), case.get("strict_utf8", False))))
+    want = repr(mpk.unpackb(data, **typed_values.decode_options(case.get("limits"), case.get("strict_utf8", False))))
     for cut in range(len(data) + 1):
         values, unpacker = stream_values([data[:cut], data[cut:]], case)
         assert len(values) == 1, cut
@@ -118,11 +151,11 @@ def outcome(fn, data):
         return type(e).__name__
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if "limits" not in c.values[0]])
+@pytest.mark.parametrize("case", [c for c in CASES if "limits" not in c.values[0] and "msgpack" in c.values[0]])
 def test_core_reader_engine_agrees(case):
     """unpackb's own switch and the C core's mpk_reader (kept for the bench) decode alike."""
     forms = case["msgpack"] if isinstance(case["msgpack"], list) else [case["msgpack"]]
     from mpk import _mpk
     for form in forms:
-        data = notation.unhex(form)
+        data = ref.unhex(form)
         assert outcome(_mpk._unpackb_core, data) == outcome(mpk.unpackb, data)
