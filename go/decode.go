@@ -215,14 +215,9 @@ func (d *decodeState) bytes(b []byte) []byte {
 	return out
 }
 
-// str returns b as a string, carved out of the arena.
+// str returns b as a string, carved out of the arena (a copy of its own with CopyStrings: bytes
+// makes one). It is small enough to be inlined.
 func (d *decodeState) str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if d.copyStrings {
-		return string(b)
-	}
 	return unsafeString(d.bytes(b))
 }
 

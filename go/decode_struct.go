@@ -116,7 +116,7 @@ func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, base unsaf
 		if err := decodeOp(d, f.op, unsafe.Add(base, f.offset), f.typ); err != nil {
 			return err
 		}
-		if d.saved != prev {
+		if d.saved != nil && d.saved != prev { // nil first: comparing two interfaces is a call
 			d.noteField(f.name)
 		}
 		return nil
@@ -130,7 +130,7 @@ func (sd *structDecoder) decodeField(d *decodeState, v reflect.Value, base unsaf
 	if err := sd.decs[idx](d, fv); err != nil {
 		return err
 	}
-	if d.saved != prev {
+	if d.saved != nil && d.saved != prev {
 		d.noteField(f.name)
 	}
 	return nil
