@@ -442,7 +442,29 @@ MPK__INLINE void put_bin(mpk_writer *w, uint32_t len, const void *data, int with
 
 void mpk_write_str_head(mpk_writer *w, uint32_t len) { put_str(w, len, NULL, 0); }
 
+/* Chunk mode's referenced bodies over 255 bytes (all of them at the default threshold): the head
+ * straight into the buffer, then the reference, ahead of the general head code (which builds the
+ * head apart and checks the mode after the length classes). 0 if the general path must decide. */
+MPK__INLINE int put_ref(mpk_writer *w, uint8_t head16, const void *data, size_t len) {
+    if (w->mode != MODE_CHUNKS || len < w->ref_threshold || len <= 0xff || len > 0xffffffffu ||
+        (size_t)(w->end - w->pos) < 5)
+        return 0;
+    uint8_t *p = w->pos;
+    if (len <= 0xffff) {
+        p[0] = head16;
+        mpk__store16(p + 1, (uint16_t)len);
+        w->pos = p + 3;
+    } else {
+        p[0] = (uint8_t)(head16 + 1); /* str 32 / bin 32 follow str 16 / bin 16 */
+        mpk__store32(p + 1, (uint32_t)len);
+        w->pos = p + 5;
+    }
+    add_ref(w, data, len);
+    return 1;
+}
+
 MPK__NOINLINE void mpk__write_str_slow(mpk_writer *w, const void *data, size_t len) {
+    if (put_ref(w, 0xda, data, len)) return;
     if (!check_len(w, len)) return;
     put_str(w, (uint32_t)len, data, 1);
 }
@@ -450,6 +472,7 @@ MPK__NOINLINE void mpk__write_str_slow(mpk_writer *w, const void *data, size_t l
 void mpk_write_bin_head(mpk_writer *w, uint32_t len) { put_bin(w, len, NULL, 0); }
 
 void mpk_write_bin(mpk_writer *w, const void *data, size_t len) {
+    if (put_ref(w, 0xc5, data, len)) return;
     if (!check_len(w, len)) return;
     put_bin(w, (uint32_t)len, data, 1);
 }

@@ -96,6 +96,31 @@ static int step_stream(void) {
     return res;
 }
 
+/* The stream into a doc: whole in one chunk (the doc's direct parse), then one byte at a time (the
+ * scan's buffer, then the doc). */
+static int step_stream_doc(void) {
+    int res = 1;
+    for (int bytewise = 0; bytewise < 2 && res == 1; bytewise++) {
+        mpk_stream s;
+        mpk_doc d;
+        mpk_stream_init(&s);
+        mpk_doc_init(&d);
+        int values = 0;
+        size_t step = bytewise ? 1 : msg_len;
+        for (size_t i = 0; i < msg_len && res == 1; i += step) {
+            mpk_stream_feed(&s, msg + i, step);
+            const mpk_node *root;
+            int r;
+            while ((r = mpk_stream_next_doc(&s, &d, &root)) == 1) values += root && d.count == 1 + root->v.span;
+            if (r < 0) res = mpk_stream_error(&s).kind == MPK_ERR_NO_MEMORY ? 0 : -1;
+        }
+        if (res == 1) res = values == 1 && mpk_stream_end(&s).kind == MPK_OK ? 1 : -1;
+        mpk_doc_destroy(&d);
+        mpk_stream_destroy(&s);
+    }
+    return res;
+}
+
 static int step_writer(void) {
     mpk_writer w;
     mpk_writer_init_growable(&w, 16);
@@ -141,6 +166,7 @@ int main(void) {
     each_failure("doc", step_doc);
     each_failure("reader", step_reader);
     each_failure("stream", step_stream);
+    each_failure("stream into a doc", step_stream_doc);
     each_failure("writer", step_writer);
     each_failure("chunks", step_chunks);
     each_failure("json", step_json);

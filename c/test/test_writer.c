@@ -272,6 +272,38 @@ static void test_large_bodies(void) {
     free(zeros);
 }
 
+/* Referenced bodies of every head width (str 8/16/32, bin 8/16/32), with a threshold low enough
+ * for the 8-bit ones (the bin of 128 bytes and up; strs under 128 bytes are copied inline), give the copying writer's bytes once gathered. */
+static void test_chunks_all_widths(void) {
+    static char body[70001]; /* bins start one byte in */
+    for (size_t i = 0; i < sizeof body; i++) body[i] = (char)(i % 251);
+    static const size_t lengths[] = {128, 255, 256, 65535, 65536, 70000}; /* str under 128: always copied */
+    mpk_writer c, g;
+    mpk_writer_init_chunks(&c, 40);
+    mpk_writer_init_growable(&g, 0);
+    mpk_writer *both[2] = {&c, &g};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+            mpk_write_str(both[k], body, lengths[i]);
+            mpk_write_bin(both[k], body + 1, lengths[i]);
+            mpk_write_nil(both[k]);
+        }
+    }
+    const mpk_chunk *chunks;
+    size_t n, total = 0;
+    CHECK(mpk_writer_finish(&c) == MPK_OK && mpk_writer_chunks(&c, &chunks, &n));
+    CHECK_MSG(n == 24 + 1, "%zu chunks", n); /* every body referenced, each after its buffer run, then the last nil */
+    int same = 1;
+    for (size_t i = 0; i < n; i++) {
+        same &= total + chunks[i].len <= mpk_writer_size(&g) &&
+                memcmp((const char *)mpk_writer_data(&g) + total, chunks[i].data, chunks[i].len) == 0;
+        total += chunks[i].len;
+    }
+    CHECK(same && total == mpk_writer_size(&g));
+    mpk_writer_destroy(&c);
+    mpk_writer_destroy(&g);
+}
+
 static void test_errors(void) {
     mpk_write_timestamp(&w, 0, 1000000000u);
     CHECK(mpk_writer_error(&w) == MPK_ERR_INVALID_TIMESTAMP);
@@ -301,6 +333,7 @@ int main(void) {
     test_fixed_buffer();
     test_flush();
     test_chunks();
+    test_chunks_all_widths();
     test_large_bodies();
     test_flush_file_and_fd();
     test_errors();

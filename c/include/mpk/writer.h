@@ -61,7 +61,7 @@ void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap);
 void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx);
 
 /** Reference-chunk output: like growable, but a str/bin body of at least `ref_threshold` bytes
- *  (0 picks 1024) is not copied: the writer keeps its pointer, and the caller must keep that memory
+ *  (0 picks 1024; str bodies under 128 bytes are copied whatever the threshold) is not copied: the writer keeps its pointer, and the caller must keep that memory
  *  alive and unchanged until it has sent the chunks. Get them with mpk_writer_chunks(). */
 void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
 
