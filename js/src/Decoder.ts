@@ -483,6 +483,13 @@ function readArray(head: number, n: number, depth: number): unknown[] {
     case 0: return [];
     case 1: return [read(d)];
     case 2: {
+      // a pair of float 64s (coordinates) read here: the doubles go into the array unboxed
+      if (buf[pos] === 0xcb && buf[pos + 9] === 0xcb && pos + 18 <= end && !exact) {
+        const x = view.getFloat64(pos + 1);
+        const y = view.getFloat64(pos + 10);
+        pos += 18;
+        return [x, y];
+      }
       const a = read(d);
       return [a, read(d)];
     }

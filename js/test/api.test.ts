@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
-  decode, decodeMulti, DecodeError, Decoder, encode, Encoder, ExtData, ExtensionCodec, Timestamp, RawStr,
+  decode, decodeMulti, DecodeError, Decoder, encode, Encoder, ExtData, ExtensionCodec, Float, Timestamp, RawStr,
   DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
@@ -204,6 +204,19 @@ describe("reader", () => {
     assert.equal(hex(new ExtData(-128, new Uint8Array(1))), "d48000");
     assert.throws(() => encode(2n ** 64n), RangeError);
     assert.throws(() => encode(-(2n ** 63n) - 1n), RangeError);
+  });
+  test("pairs of float 64s (the coordinate fast path) decode like any other array", () => {
+    const pair = encode([1.5, -2.25]).slice();
+    assert.equal(bytesToHex(pair), "92cb3ff8000000000000cbc002000000000000");
+    assert.deepEqual(decode(pair), [1.5, -2.25]);
+    assert.deepEqual(decode(pair, { exact: true }), [new Float(1.5, 64), new Float(-2.25, 64)]);
+    assert.deepEqual(decode(hexToBytes("92cb3ff800000000000001")), [1.5, 1]);
+    assert.deepEqual(decode(hexToBytes("9201cb3ff8000000000000")), [1, 1.5]);
+    // the second float cut off: truncated at its head, as without the fast path
+    const cut = errorOf(() => decode(pair.subarray(0, pair.length - 1)));
+    assert.equal(cut.kind, "truncated");
+    assert.equal(cut.offset, 10);
+    assert.equal(errorOf(() => decode(pair.subarray(0, 5))).offset, 1);
   });
   test("decodeMulti reads concatenated values", () => {
     assert.deepEqual([...decodeMulti(hexToBytes("01a16192c0c3"))], [1, "a", [null, true]]);
