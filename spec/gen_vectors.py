@@ -106,6 +106,13 @@ class Corpus:
             case["limits"] = limits
         self.add(file, case)
 
+    def unencodable(self, file, name, value, kind):
+        """A value MessagePack cannot carry: encoders refuse it with this kind and write nothing."""
+        case = {"name": name}
+        case.update(value)
+        case["encode_error"] = kind
+        self.add(file, case)
+
     def bad(self, file, name, data, limits=None, strict_utf8=False, kind=None, offset=None):
         """A negative case; kind/offset come from the reference unless given (then cross-checked)."""
         try:
@@ -129,6 +136,14 @@ def check(files):
     for file, cases in files.items():
         for c in cases:
             where = f"{file}: {c.get('name')}"
+            if "encode_error" in c:
+                key = ref.value_key(c)
+                try:
+                    ref.encode({key: c[key]})
+                except ref.EncodeError as e:
+                    assert e.kind == c["encode_error"], f"{where}: reference says {e.kind}"
+                    continue
+                raise AssertionError(f"{where}: encodes without error")
             if "error" in c:
                 try:
                     ref.decode(ref.unhex(c["msgpack"]), c.get("limits"), c.get("strict_utf8", False))
@@ -587,6 +602,27 @@ def gen_community(c):
     c.add(f, {"timestamp": [-1, 0], "msgpack": ["c7-0c-ff-00-00-00-00-ff-ff-ff-ff-ff-ff-ff-ff"]})
 
 
+def gen_encode_errors(c):
+    f = "encode_errors.json"
+    for sec, nsec in ((0, 1_000_000_000), (0, -1), (1, 4_294_967_295), (-1, 1_000_000_000),
+                      (2**34, 2**31)):
+        c.unencodable(f, f"timestamp [{sec}, {nsec}]", {"timestamp": [ref.int_json(sec), nsec]},
+                      "invalid_timestamp")
+    bad_ts = {"timestamp": [0, 1_000_000_000]}
+    c.unencodable(f, "bad timestamp inside an array", {"typed_array": [{"int": 1}, bad_ts]},
+                  "invalid_timestamp")
+    c.unencodable(f, "bad timestamp as a map value",
+                  {"typed_map": [[{"string": "t"}, bad_ts]]}, "invalid_timestamp")
+    c.unencodable(f, "bad timestamp as a map key", {"typed_map": [[bad_ts, {"nil": None}]]},
+                  "invalid_timestamp")
+    for n in (2**64, 2**64 + 1, 2**100, -2**63 - 1, -2**64, -2**100):
+        c.unencodable(f, f"int {n}", {"int": str(n)}, "bad_request")
+    c.unencodable(f, "int 2^64 inside a map", {"typed_map": [[{"string": "n"}, {"int": str(2**64)}]]},
+                  "bad_request")
+    for t in (128, 255, -129, -256):
+        c.unencodable(f, f"ext type {t}", {"ext": [t, "00"]}, "bad_request")
+
+
 def main():
     c = Corpus()
     gen_first_bytes(c)
@@ -603,6 +639,7 @@ def main():
     gen_truncation(c)
     gen_invalid(c)
     gen_community(c)
+    gen_encode_errors(c)
     check(c.files)
     os.makedirs(OUT, exist_ok=True)
     for old in os.listdir(OUT):

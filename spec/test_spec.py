@@ -87,11 +87,18 @@ class TestVectors(unittest.TestCase):
         import json
         kinds, total = set(), 0
         for f in os.listdir(os.path.join(HERE, "vectors")):
-            cases = json.load(open(os.path.join(HERE, "vectors", f), encoding="utf-8"))
+            with open(os.path.join(HERE, "vectors", f), encoding="utf-8") as fh:
+                cases = json.load(fh)
             total += len(cases)
             kinds |= {c["error"] for c in cases if "error" in c}
         self.assertGreater(total, 1000)
         self.assertEqual(kinds, set(ref.KINDS))
+
+    def test_encode_error_cases_name_the_two_encode_kinds(self):
+        import json
+        with open(os.path.join(HERE, "vectors", "encode_errors.json"), encoding="utf-8") as fh:
+            kinds = {c["encode_error"] for c in json.load(fh)}
+        self.assertEqual(kinds, {"invalid_timestamp", "bad_request"})
 
 
 if __name__ == "__main__":
