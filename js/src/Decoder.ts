@@ -8,7 +8,7 @@ import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { lookupKey, lookupStr } from "./keyCache.js";
+import { lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
@@ -531,7 +531,7 @@ function readObject(n: number, depth: number): unknown {
   let i = 0;
   let key: unknown;
   for (; i < n; i++) {
-    key = readKey(depth);
+    key = readKey(depth, i);
     if (typeof key !== "string") break;
     const value = read(depth);
     if (key === "__proto__") {
@@ -546,14 +546,16 @@ function readObject(n: number, depth: number): unknown {
 }
 
 /** A map key: short fixstr keys go through the key cache, anything else through read(). */
-function readKey(depth: number): unknown {
+function readKey(depth: number, index: number): unknown {
   if (pos < end) {
     const h = buf[pos]!;
     const n = h - 0xa0;
     if (n >= 0 && n <= keyMax && pos + 1 + n <= end) {
       const start = pos + 1;
-      const key = lookupKey(buf, view, start, n);
+      const at = index & (KEY_GUESSES - 1);
+      const key = lookupKeyGuessing(buf, view, start, n, keyGuesses[at]!);
       if (key !== undefined) {
+        keyGuesses[at] = lastKeySlot;
         pos = start + n;
         return key;
       }
@@ -561,6 +563,10 @@ function readKey(depth: number): unknown {
   }
   return read(depth);
 }
+
+/** Key cache slots of the keys at each position of the last map (records repeat their keys in order). */
+const KEY_GUESSES = 64;
+const keyGuesses = new Uint16Array(KEY_GUESSES);
 
 function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
   const map = new Map<unknown, unknown>();
@@ -575,7 +581,7 @@ function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, done:
     i++;
   }
   for (; i < n; i++) {
-    const key = readKey(depth);
+    const key = readKey(depth, i);
     map.set(key, read(depth));
   }
   return map;

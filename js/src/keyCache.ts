@@ -34,6 +34,31 @@ export function lookupStr(buf: Uint8Array, view: DataView, start: number, n: num
   return lookup(buf, view, start, n, false);
 }
 
+/** The slot of the last key found or added by lookupKey / lookupKeyGuessing. */
+export let lastKeySlot = 0;
+
+/**
+ * lookupKey, trying slot `guess` first (the slot of the key at the same position of the last map:
+ * records repeat their keys in order), which saves hashing when it holds these bytes.
+ */
+export function lookupKeyGuessing(buf: Uint8Array, view: DataView, start: number, n: number, guess: number): string | undefined {
+  const cached = keys[guess];
+  if (cached !== undefined && lengths[guess] === n && holds(guess, buf, view, start, n)) {
+    lastKeySlot = guess;
+    return cached;
+  }
+  return lookup(buf, view, start, n, true);
+}
+
+/** Whether slot holds the bytes buf[start, start + n) (its length is n). */
+function holds(slot: number, buf: Uint8Array, view: DataView, start: number, n: number): boolean {
+  const base = slot * KEY_MAX_BYTES;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== bytesView.getInt32(base + i, true)) return false;
+  while (i < n && bytes[base + i] === buf[start + i]) i++;
+  return i === n;
+}
+
 function lookup(buf: Uint8Array, view: DataView, start: number, n: number, key: boolean): string | undefined {
   let h: number;
   if (n >= 4) {
@@ -46,16 +71,9 @@ function lookup(buf: Uint8Array, view: DataView, start: number, n: number, key: 
     for (let i = 0; i < n; i++) h = Math.imul(h ^ buf[start + i]!, 0x01000193);
   }
   const slot = h >>> (32 - SLOT_BITS);
+  if (key) lastKeySlot = slot;
   const cached = keys[slot];
-  if (cached !== undefined && lengths[slot] === n) {
-    const base = slot * KEY_MAX_BYTES;
-    let i = 0;
-    for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== bytesView.getInt32(base + i, true)) break;
-    if (i + 4 > n) {
-      while (i < n && bytes[base + i] === buf[start + i]) i++;
-      if (i === n) return cached;
-    }
-  }
+  if (cached !== undefined && lengths[slot] === n && holds(slot, buf, view, start, n)) return cached;
   const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
   if (lastUtf8Invalid) return undefined;
   const str = key ? internalize(decoded) : decoded;

@@ -218,6 +218,12 @@ describe("reader", () => {
     assert.equal(cut.offset, 10);
     assert.equal(errorOf(() => decode(pair.subarray(0, 5))).offset, 1);
   });
+  test("keys at the same position of successive maps may differ (the key cache's guess is checked)", () => {
+    const list = [{ abcd: 1, k: 0 }, { abce: 2, k: 0 }, { abcd: 3, x: 0 }, { "abcdefghijklmnop": 4 }, { "abcdefghijklmnoq": 5 }, { "é": 6 }, { "ê": 7 }];
+    const bytes = encode(list).slice();
+    assert.deepEqual(decode(bytes), list);
+    assert.deepEqual(decode(bytes), list, "again, with the guesses of the first pass");
+  });
   test("decodeMulti reads concatenated values", () => {
     assert.deepEqual([...decodeMulti(hexToBytes("01a16192c0c3"))], [1, "a", [null, true]]);
   });
