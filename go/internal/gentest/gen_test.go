@@ -366,3 +366,34 @@ func TestEqualNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedDiffersAsDocumented checks each difference from Unmarshal that the README lists:
+// UnmarshalMsg reports a type error where Unmarshal decodes, and stops at the first type error
+// where Unmarshal goes on to find malformed bytes after it.
+func TestGeneratedDiffersAsDocumented(t *testing.T) {
+	cases := []struct {
+		name   string
+		in     []byte
+		fresh  func() generated
+		refErr bool // Unmarshal's error is a *DecodeError (else none)
+	}{
+		{"struct from an array", []byte{0x91, 0x07}, func() generated { return new(Product) }, false},
+		{"key not a str", []byte{0x82, 0x01, 0x02, 0xa4, 'N', 'a', 'm', 'e', 0xa1, 'x'}, func() generated { return new(Product) }, false},
+		{"nil into a scalar", []byte{0x81, 0xa4, 'N', 'a', 'm', 'e', 0xc0}, func() generated { return new(Product) }, false},
+		{"string from a bin", []byte{0x81, 0xa4, 'N', 'a', 'm', 'e', 0xc4, 1, 'x'}, func() generated { return new(Product) }, false},
+		{"[]byte from a str", []byte{0x81, 0xa3, 'R', 'a', 'w', 0xa1, 'x'}, func() generated { return new(Mixed) }, false},
+		{"type error, then a malformed byte", []byte{0x82, 0xa4, 'N', 'a', 'm', 'e', 0x01, 0xa2, 'I', 'd', 0xc1}, func() generated { return new(Product) }, true},
+	}
+	for _, c := range cases {
+		_, genErr := c.fresh().UnmarshalMsg(c.in)
+		refErr := mpk.Unmarshal(c.in, c.fresh())
+		var te *mpk.UnmarshalTypeError
+		var de *mpk.DecodeError
+		if !errors.As(genErr, &te) {
+			t.Errorf("%s: generated: %v, want a type error", c.name, genErr)
+		}
+		if c.refErr && !errors.As(refErr, &de) || !c.refErr && refErr != nil {
+			t.Errorf("%s: Unmarshal: %v", c.name, refErr)
+		}
+	}
+}
