@@ -237,6 +237,7 @@ const mpk_node *mpk__doc_parse_value(mpk_doc *d, const void *data, size_t len, s
             n->v.data = p + hl;
         }
         p += hl + count;
+        mpk__prefetch_alike(p, (size_t)(hl + count), end);
         goto done;
 
     array:

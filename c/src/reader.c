@@ -198,6 +198,7 @@ payload:
     t->len = (uint32_t)n;
     t->data = p + hl;
     r->pos = p + hl + n;
+    mpk__prefetch_alike(r->pos, (size_t)(hl + n), r->end);
     count_value(r);
     return 1;
 

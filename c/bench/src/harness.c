@@ -86,8 +86,9 @@ int bench_has_floor(const bench_row *row, bench_op op)
 
 /* The memory floor of an unpack: read each value's head and jump over its body, nothing else (the
  * heads these rows hold: fixints, fixarray and array 16/32, fixstr, str and bin 8/16/32). The next
- * head's address is known only once this head is read, as for any decoder, so no decoder can go
- * faster than this chain of loads. Returns the sum of the str/bin lengths (checked). */
+ * head's address is known only once this head is read, so a decoder that waits for each head
+ * cannot go faster than this chain of loads (one that guesses ahead and prefetches can). Returns
+ * the sum of the str/bin lengths (checked). */
 static uint64_t walk_heads(const bench_buf *in)
 {
     const uint8_t *p = (const uint8_t *)in->data, *end = p + in->len;

@@ -75,6 +75,28 @@ MPK__INLINE void mpk__store16(uint8_t *p, uint16_t v) { v = (uint16_t)MPK__BE16(
 MPK__INLINE void mpk__store32(uint8_t *p, uint32_t v) { v = MPK__BE32(v); memcpy(p, &v, 4); }
 MPK__INLINE void mpk__store64(uint8_t *p, uint64_t v) { v = MPK__BE64(v); memcpy(p, &v, 8); }
 
+/* After a str/bin/ext payload, `next` is the following head and `stride` the bytes from this head
+ * to it. A decoder cannot know where the head after next lies until it has read next, so long
+ * payloads make a chain of cache and TLB misses; but values in a row are often alike, so the heads
+ * one, two and three strides on are good guesses, and a prefetch of each lets those misses overlap
+ * (8 KiB bins read one after another from 268 MB: about a third less time per bin here). A
+ * prefetch is only a hint (a wrong guess costs a wasted line), and the addresses stay inside the
+ * input. Short payloads are left to the hardware prefetchers. */
+MPK__INLINE void mpk__prefetch_alike(const uint8_t *next, size_t stride, const uint8_t *end) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (stride < 256) return;
+    size_t left = (size_t)(end - next);
+    if (left <= stride) return;
+    __builtin_prefetch(next + stride);
+    if (left / 2 <= stride) return;
+    __builtin_prefetch(next + 2 * stride);
+    if (left / 3 <= stride) return;
+    __builtin_prefetch(next + 3 * stride);
+#else
+    (void)next; (void)stride; (void)end;
+#endif
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Errors (Public)
  * ----------------------------------------------------------------------------------------------*/

@@ -146,6 +146,7 @@ MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
             tag->len = n;
             tag->data = p + hl;
             r->pos = p + hl + n;
+            mpk__prefetch_alike(r->pos, hl + n, r->end);
             mpk__reader_value_done(r);
             return 1;
         } else {
