@@ -257,8 +257,13 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     return 0;
 }
 
+/* msgpack-python refuses any object, scalars too, nested deeper than its limit; the scalars packed
+ * inline in the container loops have no check of their own, so the container checks for them. */
+#define CHILDREN_TOO_DEEP(depth, n) UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0)
+
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
 {
+    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
@@ -269,13 +274,40 @@ static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n,
     return 0;
 }
 
+/* ADAPTER, to move into c/include/mpk/writer.h (a float 64 run): a short list of floats only —
+ * coordinates, vectors, matrix rows — in one capacity check and without a type dispatch per
+ * item. 1: written; 0: not such a list, nothing written. Writes the same bytes. */
+#define FLOAT_RUN_MAX 16
+MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t n)
+{
+    if (n > FLOAT_RUN_MAX || e->o->use_single_float) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyFloat_CheckExact(items[i])) return 0;
+    mpk_writer *w = e->w;
+    if (UNLIKELY(!mpk__writer_room(w, 1 + 9 * (size_t)n))) return 0; /* the slow path reports it */
+    uint8_t *p = w->pos;
+    *p++ = (uint8_t)(0x90 | n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = PyFloat_AS_DOUBLE(items[i]);
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        p[0] = 0xcb;
+        mpk__store64(p + 1, bits);
+        p += 9;
+    }
+    w->pos = p;
+    return 1;
+}
+
 static int pack_list(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyList_GET_SIZE(o);
+    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
     }
+    if (write_float_list(e, ((PyListObject *)o)->ob_item, n)) return 0;
     mpk_write_array(e->w, (uint32_t)n);
     for (Py_ssize_t i = 0; i < n; i++) {
         /* a default hook may shrink the list while we walk it */
@@ -290,7 +322,10 @@ static int pack_list(encoder *e, PyObject *o, int depth)
             continue;
         }
         Py_INCREF(item);
-        rc = pack_obj(e, item, depth + 1);
+        if (Py_IS_TYPE(item, &PyList_Type) && LIKELY(depth + 1 < PACK_NEST_LIMIT + 1))
+            rc = pack_list(e, item, depth + 1); /* lists of lists: no second dispatch */
+        else
+            rc = pack_obj(e, item, depth + 1);
         Py_DECREF(item);
         if (UNLIKELY(rc < 0)) return -1;
     }
@@ -302,6 +337,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
 static int pack_dict(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyDict_GET_SIZE(o);
+    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
     if (UNLIKELY(e->o->sort_keys)) {
         PyObject *items = PyDict_Items(o);
         if (!items) return -1;
@@ -400,6 +436,10 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
     PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence of (key, value)");
     if (!seq) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (CHILDREN_TOO_DEEP(depth, n)) {
+        Py_DECREF(seq);
+        return nest_error();
+    }
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "dict is too large");

@@ -90,6 +90,36 @@ class TestPackb:
         with pytest.raises(OverflowError):
             mpk.packb(1e300, use_single_float=True)
 
+    @pytest.mark.parametrize("n", [0, 1, 2, 3, 15, 16, 17, 40])
+    def test_float_lists(self, n):
+        # short lists of floats only take a path of their own; the bytes are msgpack-python's
+        floats = [(-1.0) ** i * i / 3 for i in range(n)] + [float("nan"), float("inf"), -0.0][:max(0, n - 13)]
+        assert mpk.packb(floats) == msgpack.packb(floats)
+        assert mpk.packb([floats, [floats]]) == msgpack.packb([floats, [floats]])
+        assert mpk.packb(floats, use_single_float=True) == msgpack.packb(floats, use_single_float=True)
+
+        class F(float):
+            pass
+        mixed = floats + [F(2.5), 1, "x"]
+        assert mpk.packb(mixed) == msgpack.packb(mixed)
+
+    @pytest.mark.parametrize("leaf", [1.5, 7, "s", None, [2.5, 3.5], {"k": 1}, (1,), b"b"])
+    @pytest.mark.parametrize("wrap", [lambda x: [[], x], lambda x: {"a": x}, lambda x: (x,)])
+    def test_nesting_limit_counts_scalars(self, leaf, wrap):
+        # as msgpack-python: the limit holds for every object, not only for containers
+        def outcome(packb, value):
+            try:
+                return packb(value)
+            except ValueError as e:
+                return str(e)
+
+        deep = leaf
+        for levels in range(1, 1027):
+            deep = wrap(deep)
+            if levels >= 1022:
+                assert outcome(mpk.packb, deep) == outcome(msgpack.packb, deep), levels
+        assert outcome(mpk.packb, deep) == "recursion limit exceeded."
+
     def test_nesting_limit(self):
         deep = []
         for _ in range(1024):
