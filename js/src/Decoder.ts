@@ -8,7 +8,7 @@ import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
+import { KEY_MAX_BYTES, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
@@ -206,7 +206,7 @@ export class Decoder {
     maxExt = this.maxExt;
     maxArray = this.maxArray;
     maxMap = this.maxMap;
-    keyMax = Math.min(16, this.maxStr);
+    keyMax = Math.min(KEY_MAX_BYTES, this.maxStr); // longer keys go through read(), which checks the limit
     mapAsMap = this.mapAsMap;
     int64Mode = this.int64Mode;
     utf8Mode = this.utf8Mode;
@@ -431,7 +431,7 @@ function readStr(head: number, n: number): unknown {
 /** The str of buf[start, start + n), whose head is at `head`, decoded on its own. */
 function decodeStrAt(head: number, start: number, n: number): unknown {
   // short strs repeat like keys do: the key cache returns the string made for the same bytes before
-  if (n <= keyMax) {
+  if (n < BATCH_MIN_BYTES) {
     const cached = lookupStr(buf, view, start, n);
     if (cached !== undefined) return cached;
   }

@@ -11,7 +11,7 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 // cached string is the same under every utf8 mode.
 
 /** Longest key, in bytes, that the cache holds. */
-export const KEY_MAX_BYTES = 16;
+export const KEY_MAX_BYTES = 32;
 const SLOT_BITS = 12;
 const SLOTS = 1 << SLOT_BITS;
 

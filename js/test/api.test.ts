@@ -224,6 +224,15 @@ describe("reader", () => {
     assert.deepEqual(decode(bytes), list);
     assert.deepEqual(decode(bytes), list, "again, with the guesses of the first pass");
   });
+  test("long keys (up to 31 bytes, cached too) still meet the str limit", () => {
+    const key = "k".repeat(20);
+    const bytes = encode({ [key]: 1 }).slice();
+    assert.deepEqual(decode(bytes), { [key]: 1 });
+    assert.deepEqual(decode(bytes, { maxStrLength: 20 }), { [key]: 1 });
+    const e = errorOf(() => decode(bytes, { maxStrLength: 19 }));
+    assert.equal(e.kind, "length_limit");
+    assert.equal(e.offset, 1);
+  });
   test("decodeMulti reads concatenated values", () => {
     assert.deepEqual([...decodeMulti(hexToBytes("01a16192c0c3"))], [1, "a", [null, true]]);
   });
