@@ -10,7 +10,7 @@
 // The pass never throws: on anything malformed it stops, and the decoder reports the error.
 
 /**
- * strs shorter than this go through the key cache instead (keyCache.ts: KEY_MAX_BYTES): short
+ * strs shorter than this go through the key cache instead (keyCache.ts, which holds up to 32): short
  * values repeat as keys do (60-85% of them in the bench's documents), and a cache hit costs less
  * than copying them here. Measured with js/bench in Node and Chromium: 17 is 1.06-1.16x faster
  * than 9 on records, twitter and sample-large; 25 is slower than 17 by 1.1-1.3x.
