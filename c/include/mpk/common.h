@@ -85,13 +85,14 @@ MPK__INLINE void mpk__store64(uint8_t *p, uint64_t v) { v = MPK__BE64(v); memcpy
 MPK__INLINE void mpk__prefetch_alike(const uint8_t *next, size_t stride, const uint8_t *end) {
 #if defined(__GNUC__) || defined(__clang__)
     if (stride < 256) return;
-    size_t left = (size_t)(end - next);
+    size_t left = (size_t)(end - next); /* each guess is checked to lie inside the input */
     if (left <= stride) return;
-    __builtin_prefetch(next + stride);
-    if (left / 2 <= stride) return;
-    __builtin_prefetch(next + 2 * stride);
-    if (left / 3 <= stride) return;
-    __builtin_prefetch(next + 3 * stride);
+    const uint8_t *guess = next + stride;
+    __builtin_prefetch(guess);
+    if ((left -= stride) <= stride) return;
+    __builtin_prefetch(guess += stride);
+    if ((left -= stride) <= stride) return;
+    __builtin_prefetch(guess + stride);
 #else
     (void)next; (void)stride; (void)end;
 #endif
