@@ -382,8 +382,8 @@ int main(int argc, char **argv)
                "address is known only once this one is read: a decoder waits on that chain of cache and TLB "
                "misses, and fewer instructions (callgrind, below) only show where the values are small enough to stay "
                "in cache. mpk's reader and DOM guess past it: after a payload of 256 bytes or more they prefetch the "
-               "places one, two and three strides on, where the next heads lie when values in a row are alike. Each side unpacks its own pack output: mpk's growable writer asks for huge pages above "
-               "8 MiB, msgpack-c's sbuffer gets 4 KiB pages, so mpk's heads cost fewer TLB misses. These rows move "
+               "places one, two and three strides on, where the next heads lie when values in a row are alike. Both sides unpack the same bytes from one plain malloc'd copy "
+               "(not each side's pack output, whose pages differ: mpk's writer asks for huge pages). These rows move "
                "by tens of percent from run to run here.\n");
     {
         int first = 1;
