@@ -615,6 +615,9 @@ def gen_encode_errors(c):
                   {"typed_map": [[{"string": "t"}, bad_ts]]}, "invalid_timestamp")
     c.unencodable(f, "bad timestamp as a map key", {"typed_map": [[bad_ts, {"nil": None}]]},
                   "invalid_timestamp")
+    for sec in (2**63, -2**63 - 1):
+        c.unencodable(f, f"timestamp [{sec}, 0]: seconds beyond int64", {"timestamp": [str(sec), 0]},
+                      "bad_request")
     for n in (2**64, 2**64 + 1, 2**100, -2**63 - 1, -2**64, -2**100):
         c.unencodable(f, f"int {n}", {"int": str(n)}, "bad_request")
     c.unencodable(f, "int 2^64 inside a map", {"typed_map": [[{"string": "n"}, {"int": str(2**64)}]]},

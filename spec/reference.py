@@ -77,6 +77,13 @@ def _plain(v):
     raise ValueError(f"not plain JSON: {v!r}")
 
 
+def _integer(member):
+    """An integer member: a JSON integer or a decimal string (never a bool or a fraction)."""
+    if isinstance(member, bool) or not isinstance(member, (int, str)):
+        raise ValueError(f"integer member {member!r}")
+    return int(member)
+
+
 def parse(typed):
     """Typed value (any form) -> neutral form."""
     key = value_key(typed)
@@ -84,11 +91,13 @@ def parse(typed):
     if key == "nil":
         return ("nil",)
     if key == "bool":
-        return ("bool", bool(m))
+        if not isinstance(m, bool):
+            raise ValueError(f"bool member {m!r}")
+        return ("bool", m)
     if key == "number":
         return ("number", m)
     if key in ("bignum", "int"):
-        return ("int", int(m))
+        return ("int", _integer(m))
     if key == "float32":
         return ("f32", _float(m))
     if key == "float64":
@@ -108,9 +117,9 @@ def parse(typed):
     if key == "typed_map":
         return ("map", [(parse(k), parse(v)) for k, v in m])
     if key == "ext":
-        return ("ext", int(m[0]), unhex(m[1]))
+        return ("ext", _integer(m[0]), unhex(m[1]))
     if key == "timestamp":
-        return ("ts", int(m[0]), int(m[1]))
+        return ("ts", _integer(m[0]), _integer(m[1]))
     raise ValueError(key)
 
 
@@ -241,8 +250,10 @@ def encode_ext_head(ext_type, length):
 
 
 def timestamp_payload(sec, nsec):
-    if not 0 <= nsec <= 999_999_999 or not -(1 << 63) <= sec < 1 << 63:
-        raise EncodeError("invalid_timestamp", f"timestamp {sec}, {nsec} out of range")
+    if not -(1 << 63) <= sec < 1 << 63:
+        raise EncodeError("bad_request", f"timestamp seconds {sec} beyond int64")
+    if not 0 <= nsec <= 999_999_999:
+        raise EncodeError("invalid_timestamp", f"timestamp nsec {nsec} out of range")
     if nsec == 0 and 0 <= sec < 1 << 32:
         return sec.to_bytes(4, "big")
     if 0 <= sec < 1 << 34:

@@ -95,7 +95,9 @@ def _pack_neutral(v):
     if t == "ts":
         try:
             return _packer.pack(mpk.Timestamp(v[1], v[2]))
-        except (ValueError, OverflowError) as e:  # nanoseconds outside 0..999999999, seconds beyond 64 bits
+        except OverflowError as e:  # seconds beyond int64: not a value the format can carry
+            raise ref.EncodeError("bad_request", str(e)) from e
+        except ValueError as e:  # nanoseconds outside 0..999999999
             raise ref.EncodeError("invalid_timestamp", str(e)) from e
     raise ValueError(f"unknown neutral value {t!r}")
 
