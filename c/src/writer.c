@@ -22,7 +22,7 @@
 #define MPK__STREAMING 1
 #endif
 
-enum { MODE_GROWABLE, MODE_FIXED, MODE_FLUSH, MODE_CHUNKS };
+enum { MODE_GROWABLE, MODE_FIXED, MODE_FLUSH, MODE_CHUNKS, MODE_ALLOC };
 
 /* Bodies of at least STREAM_MIN_BODY bytes written at least STREAM_MIN_OFFSET bytes into the
  * output are copied with streaming (non-temporal) stores on x86-64: a plain copy reads every
@@ -60,6 +60,24 @@ void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity) {
     }
     w->owns_buf = 1;
     set_buffer(w, buf, initial_capacity);
+}
+
+void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow_fn, void *ctx) {
+    memset(w, 0, sizeof *w);
+    w->mode = MODE_ALLOC;
+    w->grow = grow_fn;
+    w->grow_ctx = ctx;
+    if (!grow_fn) {
+        w->error = MPK_ERR_INVALID_ARGUMENT;
+        return;
+    }
+    if (initial == 0) initial = DEFAULT_GROWABLE_CAP;
+    uint8_t *buf = (uint8_t *)grow_fn(ctx, NULL, initial);
+    if (!buf) {
+        w->error = MPK_ERR_NO_MEMORY;
+        return;
+    }
+    set_buffer(w, buf, initial);
 }
 
 void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap) {
@@ -268,6 +286,22 @@ static int grow(mpk_writer *w, size_t n) {
     if (new_cap < want) new_cap = want;
     if (new_cap < DEFAULT_GROWABLE_CAP) new_cap = DEFAULT_GROWABLE_CAP;
     const uintptr_t old = (uintptr_t)w->buf;
+    if (w->mode == MODE_ALLOC) {
+        /* The caller's memory: grown by its callback, and no madvise, since the writer does not
+         * know what else shares those pages (a Python bytes object's header, another mapping). */
+        uint8_t *buf = (uint8_t *)w->grow(w->grow_ctx, w->buf, new_cap);
+        if (!buf) {
+            /* the old buffer may be gone (a callback need not keep it, unlike realloc): forget it,
+             * so that neither a reset nor mpk_writer_data() can reach it */
+            mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+            w->buf = w->pos = w->end = w->cap_end = NULL;
+            return 0;
+        }
+        w->buf = buf;
+        w->pos = buf + used;
+        w->end = w->cap_end = buf + new_cap;
+        return 1;
+    }
     uint8_t *buf = (uint8_t *)realloc(w->buf, new_cap);
     if (!buf) {
         mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
@@ -295,6 +329,7 @@ MPK__NOINLINE int mpk__writer_make_room(mpk_writer *w, size_t n) {
     switch (w->mode) {
     case MODE_GROWABLE:
     case MODE_CHUNKS:
+    case MODE_ALLOC:
         return grow(w, n);
     case MODE_FLUSH:
         if (!do_flush(w, w->buf, (size_t)(w->pos - w->buf))) return 0;

@@ -325,8 +325,83 @@ static void test_errors(void) {
     CHECK(strcmp(mpk_error_name(MPK_ERR_INVALID_UTF8), "invalid_utf8") == 0);
 }
 
+/* A caller-owned buffer: the callback records its calls and fails once `fail_after` calls have
+ * succeeded; like _PyBytes_Resize, a failure frees the old buffer. */
+typedef struct grow_log {
+    int calls, fail_after;
+    size_t last_size;
+    void *buf;
+} grow_log;
+
+static void *logged_grow(void *ctx, void *old, size_t new_size) {
+    grow_log *g = (grow_log *)ctx;
+    CHECK(old == g->buf); /* the writer always hands back the buffer it was given */
+    if (g->calls == g->fail_after) {
+        free(old);
+        g->buf = NULL;
+        return NULL;
+    }
+    g->calls++;
+    g->last_size = new_size;
+    g->buf = realloc(old, new_size);
+    return g->buf;
+}
+
+static void test_caller_grown(void) {
+    grow_log g = {0, -1, 0, NULL};
+    mpk_writer a;
+    mpk_writer_init_alloc(&a, 4, logged_grow, &g);
+    CHECK(mpk_writer_error(&a) == MPK_OK && g.calls == 1 && g.last_size == 4);
+    mpk_write_array(&a, 3);
+    mpk_write_uint(&a, 1);
+    mpk_write_str(&a, "hello", 5); /* past 4 bytes: grown */
+    static uint8_t body[70000];
+    for (size_t i = 0; i < sizeof body; i++) body[i] = (uint8_t)(i * 7);
+    mpk_write_bin(&a, body, sizeof body); /* grown again, to at least the whole body */
+    CHECK(mpk_writer_finish(&a) == MPK_OK);
+    CHECK(g.calls >= 3 && g.last_size >= 1 + 1 + 6 + 5 + sizeof body);
+    CHECK(mpk_writer_data(&a) == g.buf && mpk_writer_size(&a) == 8 + 5 + sizeof body);
+    const uint8_t *out = mpk_writer_data(&a);
+    CHECK(memcmp(out, "\x93\x01\xa5hello\xc6\x00\x01\x11\x70", 13) == 0);
+    CHECK(memcmp(out + 13, body, sizeof body) == 0);
+    mpk_writer_reset(&a); /* keeps the caller's buffer */
+    mpk_write_nil(&a);
+    CHECK(mpk_writer_error(&a) == MPK_OK && mpk_writer_data(&a) == g.buf && mpk_writer_size(&a) == 1);
+    mpk_writer_destroy(&a); /* never frees the caller's buffer: it is ours (ASan would see a double free) */
+    free(g.buf);
+
+    /* the callback fails mid-write: sticky out-of-memory, nothing more is written, the old buffer
+     * is forgotten (it was freed), and a reset does not bring it back */
+    grow_log f = {0, 1, 0, NULL};
+    mpk_writer_init_alloc(&a, 8, logged_grow, &f);
+    mpk_write_str(&a, "0123456", 7); /* 8 bytes: fits */
+    CHECK(mpk_writer_error(&a) == MPK_OK && f.calls == 1);
+    mpk_write_str(&a, "more", 4);
+    CHECK(mpk_writer_error(&a) == MPK_ERR_NO_MEMORY && f.buf == NULL);
+    mpk_write_uint(&a, 1);
+    mpk_write_bin(&a, body, 100);
+    CHECK(mpk_writer_finish(&a) == MPK_ERR_NO_MEMORY && mpk_writer_size(&a) == 0 && f.calls == 1);
+    mpk_writer_reset(&a);
+    CHECK(mpk_writer_error(&a) == MPK_ERR_NO_MEMORY);
+    mpk_write_nil(&a);
+    CHECK(mpk_writer_size(&a) == 0);
+    mpk_writer_destroy(&a);
+
+    /* the first buffer already fails; no callback is an invalid argument */
+    grow_log z = {0, 0, 0, NULL};
+    mpk_writer_init_alloc(&a, 0, logged_grow, &z);
+    CHECK(mpk_writer_error(&a) == MPK_ERR_NO_MEMORY && mpk_writer_size(&a) == 0);
+    mpk_write_nil(&a);
+    CHECK(mpk_writer_finish(&a) == MPK_ERR_NO_MEMORY);
+    mpk_writer_destroy(&a);
+    mpk_writer_init_alloc(&a, 0, NULL, NULL);
+    CHECK(mpk_writer_error(&a) == MPK_ERR_INVALID_ARGUMENT);
+    mpk_writer_destroy(&a);
+}
+
 int main(void) {
     mpk_writer_init_growable(&w, 1);
+    test_caller_grown();
     test_shortest_ints();
     test_other_values();
     test_long_heads();

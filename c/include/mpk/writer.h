@@ -1,7 +1,8 @@
 /* mpk/writer.h — the writer: values in, MessagePack bytes out, always in shortest form.
  *
- * Four outputs: a growable heap buffer, a caller's fixed buffer, a flush callback (file, socket),
- * and reference chunks (large str/bin bodies kept by pointer, for writev).
+ * Five outputs: a growable heap buffer, a growable buffer the caller owns (grown through the
+ * caller's callback), a caller's fixed buffer, a flush callback (file, socket), and reference
+ * chunks (large str/bin bodies kept by pointer, for writev).
  *
  * Errors are sticky: the first one is kept, every later call does nothing, and the caller checks
  * once with mpk_writer_finish() (or mpk_writer_error()). A writer is not thread-safe; distinct
@@ -18,6 +19,12 @@ extern "C" {
 /** Receives `len` bytes to send on; returns 0 on success, anything else is MPK_ERR_IO. The bytes
  *  are only valid during the call. */
 typedef int (*mpk_flush_fn)(void *ctx, const void *data, size_t len);
+
+/** Gives the writer a buffer of at least `new_size` bytes holding the first bytes of `old` (NULL
+ *  for the first buffer), like realloc(old, new_size); returns NULL on failure, which is
+ *  MPK_ERR_NO_MEMORY. After a NULL return the writer forgets `old` and never touches it again,
+ *  so the callback may already have freed it. */
+typedef void *(*mpk_grow_fn)(void *ctx, void *old, size_t new_size);
 
 /** One piece of reference-chunk output: `len` bytes at `data`. Same members, in the same order, as
  *  POSIX struct iovec (base, then length), so filling an iovec array is a plain loop. */
@@ -41,6 +48,8 @@ typedef struct mpk_writer {
     mpk_chunk *chunks;     /* chunk mode: the pieces so far (buffer runs and referenced bodies) */
     size_t nchunks, chunks_cap;
     size_t run_at;         /* chunk mode: buffer offset where the current, unlisted run starts */
+    mpk_grow_fn grow;      /* caller-grown mode: the caller's reallocation callback */
+    void *grow_ctx;
 } mpk_writer;
 
 /* ------------------------------------------------------------------------------------------------
@@ -50,6 +59,16 @@ typedef struct mpk_writer {
 /** Growable heap output starting at `initial_capacity` bytes (0 picks a default). Read the result
  *  with mpk_writer_data()/mpk_writer_size() or take it with mpk_writer_release(). */
 void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity);
+
+/** Growable output in memory the caller owns: the first buffer is `grow(ctx, NULL, initial)` (0
+ *  picks a default) and every growth is `grow(ctx, buf, bigger)`. The writer never frees the buffer
+ *  and never gives the kernel advice about it (no huge-page madvise: the memory may be part of a
+ *  larger object of the caller's). Read the result with mpk_writer_data()/mpk_writer_size(), after
+ *  mpk_writer_finish(); the buffer stays the caller's whatever happens. A callback that fails,
+ *  first or later, leaves the sticky MPK_ERR_NO_MEMORY. Lets a binding build its result object in
+ *  place, with no final copy. mpk_writer_reset() keeps the buffer; after a failed callback the
+ *  writer holds none and stays MPK_ERR_NO_MEMORY until initialised again. */
+void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow, void *ctx);
 
 /** Output into the caller's `buf` of `cap` bytes; running out is MPK_ERR_BUFFER_FULL. The writer
  *  never frees `buf`. */
