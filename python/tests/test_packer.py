@@ -152,6 +152,43 @@ class TestPackb:
         with pytest.raises(TypeError):
             mpk.ExtType(1, "str")
 
+    # packb starts in a 4 KiB scratch buffer, then grows a bytes object of its own: outputs on both
+    # sides of the switch, past several doublings, and with a large tail of the last block idle
+    @pytest.mark.parametrize("size", [1, 4093, 4094, 4095, 4096, 4097, 8191, 8193, 70000, 300000, 1 << 21])
+    def test_output_sizes(self, size):
+        head = 1 if size == 1 else 3 if size - 3 <= 0xFFFF else 5  # positive fixint, bin 16, bin 32
+        value = 1 if size == 1 else b"\x01" * (size - head)
+        out = mpk.packb(value)
+        assert out == msgpack.packb(value)
+        assert len(out) == size
+        assert mpk.unpackb(out) == value
+        assert bytes(out) == out and hash(out) == hash(bytes(out))
+
+    def test_large_output_with_little_used(self):
+        # a str of 3 KiB in the scratch, then one 1 MiB body: the block is far from full at the end
+        value = ["s" * 3000, b"\x02" * (1 << 20), 7]
+        assert mpk.packb(value) == msgpack.packb(value)
+
+    def test_nested_packb_from_default(self):
+        # the hook's own packb finds the scratch busy; both outputs are whole, small and large
+        def default(o):
+            return mpk.packb(["inner", o.n, b"\x03" * o.n])
+
+        class Box:
+            def __init__(self, n):
+                self.n = n
+
+        value = [b"\x04" * 5000, Box(10), Box(20000), "tail"]
+        expected = msgpack.packb(value, default=lambda o: msgpack.packb(["inner", o.n, b"\x03" * o.n]))
+        assert mpk.packb(value, default=default) == expected
+        assert mpk.packb([1, 2]) == b"\x92\x01\x02"  # the scratch is free again
+
+    def test_error_after_growth_leaves_packb_usable(self):
+        with pytest.raises(TypeError):
+            mpk.packb([b"\x05" * 100000, object()])
+        assert mpk.packb([1, 2]) == b"\x92\x01\x02"
+        assert mpk.packb(b"\x06" * 9000) == msgpack.packb(b"\x06" * 9000)
+
     def test_unknown_option(self):
         with pytest.raises(TypeError):
             mpk.packb(1, foo=1)
