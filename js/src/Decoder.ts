@@ -2,7 +2,7 @@ import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
 import { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
 import { Float } from "./Float.js";
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH } from "./limits.js";
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, decodeLimits, type DecodeLimits } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
@@ -101,12 +101,7 @@ let streamMode = false;
 let deepestContainer = 0;
 
 export class Decoder {
-  private readonly maxDepth: number;
-  private readonly maxStr: number;
-  private readonly maxBin: number;
-  private readonly maxExt: number;
-  private readonly maxArray: number;
-  private readonly maxMap: number;
+  private readonly limits: DecodeLimits;
   private readonly mapAsMap: boolean;
   private readonly int64Mode: number;
   private readonly utf8Mode: number;
@@ -115,12 +110,7 @@ export class Decoder {
   private readonly extDecoders: ExtensionCodec["decoders"] | undefined;
 
   constructor(options: DecoderOptions = {}) {
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.maxStr = options.maxStrLength ?? DEFAULT_MAX_LENGTH;
-    this.maxBin = options.maxBinLength ?? DEFAULT_MAX_LENGTH;
-    this.maxExt = options.maxExtLength ?? DEFAULT_MAX_LENGTH;
-    this.maxArray = options.maxArrayLength ?? DEFAULT_MAX_LENGTH;
-    this.maxMap = options.maxMapLength ?? DEFAULT_MAX_LENGTH;
+    this.limits = decodeLimits(options);
     this.exact = options.exact ?? false;
     this.mapAsMap = options.map === "Map";
     this.int64Mode = options.int64 === "number" ? INT64_NUMBER : options.int64 === "bigint" ? INT64_BIGINT : INT64_AUTO;
@@ -200,13 +190,13 @@ export class Decoder {
     streamMode = false;
     batching = false; // a nested decode must not read the outer input's str batch
     batchEligible = false;
-    maxDepth = this.maxDepth;
-    maxStr = this.maxStr;
-    maxBin = this.maxBin;
-    maxExt = this.maxExt;
-    maxArray = this.maxArray;
-    maxMap = this.maxMap;
-    keyMax = Math.min(KEY_MAX_BYTES, this.maxStr); // longer keys go through read(), which checks the limit
+    maxDepth = this.limits.depth;
+    maxStr = this.limits.str;
+    maxBin = this.limits.bin;
+    maxExt = this.limits.ext;
+    maxArray = this.limits.array;
+    maxMap = this.limits.map;
+    keyMax = Math.min(KEY_MAX_BYTES, this.limits.str); // longer keys go through read(), which checks the limit
     mapAsMap = this.mapAsMap;
     int64Mode = this.int64Mode;
     utf8Mode = this.utf8Mode;

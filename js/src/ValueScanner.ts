@@ -1,6 +1,6 @@
 import { DecodeError } from "./DecodeError.js";
 import type { DecoderOptions } from "./Decoder.js";
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH } from "./limits.js";
+import { decodeLimits, type DecodeLimits } from "./limits.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 
@@ -17,12 +17,7 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
  * the bytes present, since more may come.
  */
 export class ValueScanner {
-  private readonly maxDepth: number;
-  private readonly maxStr: number;
-  private readonly maxBin: number;
-  private readonly maxExt: number;
-  private readonly maxArray: number;
-  private readonly maxMap: number;
+  private readonly limits: DecodeLimits;
   private readonly strictUtf8: boolean;
   /** Items still owed by each open container, outermost first (a map owes two per pair). */
   private readonly owed: number[] = [];
@@ -32,12 +27,7 @@ export class ValueScanner {
   private whole = false;
 
   constructor(options: DecoderOptions = {}) {
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.maxStr = options.maxStrLength ?? DEFAULT_MAX_LENGTH;
-    this.maxBin = options.maxBinLength ?? DEFAULT_MAX_LENGTH;
-    this.maxExt = options.maxExtLength ?? DEFAULT_MAX_LENGTH;
-    this.maxArray = options.maxArrayLength ?? DEFAULT_MAX_LENGTH;
-    this.maxMap = options.maxMapLength ?? DEFAULT_MAX_LENGTH;
+    this.limits = decodeLimits(options);
     this.strictUtf8 = options.utf8 === "strict";
   }
 
@@ -82,14 +72,14 @@ export class ValueScanner {
         header = 1 + field + (ext ? 1 : 0);
         if (p + header > end) break;
         length = readLength(bytes, p + 1, field);
-        if (length > (ext ? this.maxExt : this.maxBin)) throw new DecodeError("length_limit", head, h);
+        if (length > (ext ? this.limits.ext : this.limits.bin)) throw new DecodeError("length_limit", head, h);
         if (ext && (bytes[p + header - 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = CHECK_TIMESTAMP;
       } else if (h >= 0xd4 && h <= 0xd8) {
         // fixext 1/2/4/8/16: type byte, payload
         header = 2;
         if (p + header > end) break;
         length = 1 << (h - 0xd4);
-        if (length > this.maxExt) throw new DecodeError("length_limit", head, h);
+        if (length > this.limits.ext) throw new DecodeError("length_limit", head, h);
         if ((bytes[p + 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = CHECK_TIMESTAMP;
       } else if (h >= 0xd9 && h <= 0xdb) {
         // str 8/16/32
@@ -136,13 +126,13 @@ export class ValueScanner {
 
   /** A container head: its limits and depth; the items it owes. */
   private container(head: number, h: number, count: number, map: boolean): number {
-    if (count > (map ? this.maxMap : this.maxArray)) throw new DecodeError("length_limit", head, h);
-    if (this.owed.length >= this.maxDepth) throw new DecodeError("depth_limit", head, h);
+    if (count > (map ? this.limits.map : this.limits.array)) throw new DecodeError("length_limit", head, h);
+    if (this.owed.length >= this.limits.depth) throw new DecodeError("depth_limit", head, h);
     return map ? count * 2 : count;
   }
 
   private str(head: number, h: number, length: number): number {
-    if (length > this.maxStr) throw new DecodeError("length_limit", head, h);
+    if (length > this.limits.str) throw new DecodeError("length_limit", head, h);
     return length;
   }
 
