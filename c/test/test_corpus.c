@@ -44,33 +44,38 @@ static uint8_t *hex_bytes(const mpk_node *hex, size_t *len) {
     return out;
 }
 
-/* Decodes bytes with the stream fed by `split` (0: one byte at a time; k: two chunks at k). Each
- * chunk is a fresh heap copy, freed once drained, so a pointer kept past its chunk is caught by
- * the sanitizer run. Checks exactly one value, equal to the input bytes, whose DOM equals
- * `expected` (the input's DOM, already checked against the typed value); then the same through
- * mpk_stream_next_doc. */
-static int stream_doc_check(const uint8_t *bytes, size_t len, size_t split, int one_byte, const mpk_node *expected);
-
-static int stream_check(const uint8_t *bytes, size_t len, size_t split, int one_byte,
-                        const mpk_node *expected) {
-    if (!stream_doc_check(bytes, len, split, one_byte, expected)) return 0;
+/* Feeds `bytes` to a stream in chunks (one byte at a time, or two chunks split at `split`) and
+ * takes its values with mpk_stream_next (each checked byte for byte, then parsed) or, with
+ * `via_doc`, with mpk_stream_next_doc: there must be exactly one, equal to `expected` (the input's
+ * DOM, already checked against the typed value). Each chunk is a fresh heap copy, freed once
+ * drained, so a pointer kept past its chunk is caught by the sanitizer run. */
+static int stream_run(const uint8_t *bytes, size_t len, size_t split, int one_byte, int via_doc,
+                      const mpk_node *expected) {
     mpk_stream s;
     mpk_stream_init(&s);
     int values = 0, ok = 1;
-    /* the chunk boundaries: every byte, or just `split` */
     size_t cuts = one_byte ? len : 2, pos = 0;
     for (size_t c = 0; c < cuts; c++) {
         size_t n = one_byte ? 1 : (c == 0 ? split : len - split);
         uint8_t *chunk = (uint8_t *)malloc(n ? n : 1);
         if (n) memcpy(chunk, bytes + pos, n);
         mpk_stream_feed(&s, chunk, n);
-        const uint8_t *v;
-        size_t vlen;
         int r;
-        while ((r = mpk_stream_next(&s, &v, &vlen)) == 1) {
+        for (;;) {
+            const mpk_node *root = NULL;
+            if (via_doc) {
+                r = mpk_stream_next_doc(&s, &scratch, &root);
+            } else {
+                const uint8_t *v;
+                size_t vlen;
+                r = mpk_stream_next(&s, &v, &vlen);
+                if (r == 1) {
+                    if (vlen != len || memcmp(v, bytes, len) != 0) ok = 0;
+                    root = mpk_doc_parse(&scratch, v, vlen);
+                }
+            }
+            if (r != 1) break;
             values++;
-            if (vlen != len || memcmp(v, bytes, len) != 0) ok = 0;
-            const mpk_node *root = mpk_doc_parse(&scratch, v, vlen);
             if (!root || !mpk_node_equal(root, expected)) ok = 0;
         }
         if (r < 0) ok = 0;
@@ -79,33 +84,16 @@ static int stream_check(const uint8_t *bytes, size_t len, size_t split, int one_
     }
     if (mpk_stream_end(&s).kind != MPK_OK) ok = 0;
     mpk_stream_destroy(&s);
-    stream_runs++;
     return ok && values == 1;
 }
 
-static int stream_doc_check(const uint8_t *bytes, size_t len, size_t split, int one_byte, const mpk_node *expected) {
-    mpk_stream s;
-    mpk_stream_init(&s);
-    int values = 0, ok = 1;
-    size_t cuts = one_byte ? len : 2, pos = 0;
-    for (size_t c = 0; c < cuts; c++) {
-        size_t n = one_byte ? 1 : (c == 0 ? split : len - split);
-        uint8_t *chunk = (uint8_t *)malloc(n ? n : 1);
-        if (n) memcpy(chunk, bytes + pos, n);
-        mpk_stream_feed(&s, chunk, n);
-        const mpk_node *root;
-        int r;
-        while ((r = mpk_stream_next_doc(&s, &scratch, &root)) == 1) {
-            values++;
-            if (!root || !mpk_node_equal(root, expected)) ok = 0;
-        }
-        if (r < 0) ok = 0;
-        free(chunk);
-        pos += n;
-    }
-    if (mpk_stream_end(&s).kind != MPK_OK) ok = 0;
-    mpk_stream_destroy(&s);
-    return ok && values == 1;
+/* The stream check of one valid case, through mpk_stream_next_doc and then mpk_stream_next. */
+static int stream_check(const uint8_t *bytes, size_t len, size_t split, int one_byte,
+                        const mpk_node *expected) {
+    if (!stream_run(bytes, len, split, one_byte, 1, expected)) return 0;
+    int ok = stream_run(bytes, len, split, one_byte, 0, expected);
+    stream_runs++;
+    return ok;
 }
 
 static void positive(const char *file, const mpk_node *c, const mpk_node *name) {

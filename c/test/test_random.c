@@ -257,57 +257,47 @@ int main(void) {
     }
     starts[VALUES] = mpk_writer_size(&all);
 
-    /* the whole sequence through the stream in random chunks */
+    /* the whole sequence through the stream in random chunks, taken as bytes (mpk_stream_next:
+     * each value equal to its own slice) and then straight into a doc (mpk_stream_next_doc: each
+     * value equal to its own parse) */
     const uint8_t *data = mpk_writer_data(&all);
     size_t total = mpk_writer_size(&all);
-    for (int round = 0; round < 5; round++) {
-        mpk_stream s;
-        mpk_stream_init(&s);
-        size_t pos = 0, got = 0;
-        int ok = 1;
-        while (pos < total) {
-            size_t n = 1 + (size_t)(next_rand() % (round == 0 ? 7 : 20000));
-            if (n > total - pos) n = total - pos;
-            mpk_stream_feed(&s, data + pos, n);
-            const uint8_t *v;
-            size_t vlen;
-            int r;
-            while ((r = mpk_stream_next(&s, &v, &vlen)) == 1) {
-                ok &= got < VALUES && vlen == starts[got + 1] - starts[got] && memcmp(v, data + starts[got], vlen) == 0;
-                got++;
-            }
-            ok &= r == 0;
-            pos += n;
-        }
-        CHECK_MSG(ok && got == VALUES && mpk_stream_end(&s).kind == MPK_OK, "stream round %d", round);
-        mpk_stream_destroy(&s);
-    }
-
-    /* and straight into a doc (mpk_stream_next_doc): every value equal to its own parse */
     mpk_doc want;
     mpk_doc_init(&want);
-    for (int round = 0; round < 5; round++) {
-        mpk_stream s;
-        mpk_stream_init(&s);
-        size_t pos = 0, got = 0;
-        int ok = 1;
-        while (pos < total) {
-            size_t n = 1 + (size_t)(next_rand() % (round == 0 ? 7 : 20000));
-            if (n > total - pos) n = total - pos;
-            mpk_stream_feed(&s, data + pos, n);
-            const mpk_node *root;
-            int r;
-            while ((r = mpk_stream_next_doc(&s, &doc, &root)) == 1) {
-                const mpk_node *expected =
-                    got < VALUES ? mpk_doc_parse(&want, data + starts[got], starts[got + 1] - starts[got]) : NULL;
-                ok &= expected && root && mpk_node_equal(root, expected);
-                got++;
+    for (int via_doc = 0; via_doc < 2; via_doc++) {
+        for (int round = 0; round < 5; round++) {
+            mpk_stream s;
+            mpk_stream_init(&s);
+            size_t pos = 0, got = 0;
+            int ok = 1;
+            while (pos < total) {
+                size_t n = 1 + (size_t)(next_rand() % (round == 0 ? 7 : 20000));
+                if (n > total - pos) n = total - pos;
+                mpk_stream_feed(&s, data + pos, n);
+                int r;
+                for (;;) {
+                    if (via_doc) {
+                        const mpk_node *root;
+                        if ((r = mpk_stream_next_doc(&s, &doc, &root)) != 1) break;
+                        const mpk_node *expected =
+                            got < VALUES ? mpk_doc_parse(&want, data + starts[got], starts[got + 1] - starts[got]) : NULL;
+                        ok &= expected && root && mpk_node_equal(root, expected);
+                    } else {
+                        const uint8_t *v;
+                        size_t vlen;
+                        if ((r = mpk_stream_next(&s, &v, &vlen)) != 1) break;
+                        ok &= got < VALUES && vlen == starts[got + 1] - starts[got] &&
+                              memcmp(v, data + starts[got], vlen) == 0;
+                    }
+                    got++;
+                }
+                ok &= r == 0;
+                pos += n;
             }
-            ok &= r == 0;
-            pos += n;
+            CHECK_MSG(ok && got == VALUES && mpk_stream_end(&s).kind == MPK_OK, "stream%s, round %d",
+                      via_doc ? " into a doc" : "", round);
+            mpk_stream_destroy(&s);
         }
-        CHECK_MSG(ok && got == VALUES && mpk_stream_end(&s).kind == MPK_OK, "stream into a doc, round %d", round);
-        mpk_stream_destroy(&s);
     }
     mpk_doc_destroy(&want);
 
