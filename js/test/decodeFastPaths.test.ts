@@ -1,0 +1,94 @@
+// The decoder's special paths (long arrays of ints, pairs of floats, records with repeated keys)
+// must decode exactly what the general path does and fail with the same kind and offset: values
+// made to hit them, and every truncation of those values.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { decode, DecodeError, encode } from "../src/index.js";
+
+const errorOf = (f: () => unknown): DecodeError => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof DecodeError) return e;
+    throw e;
+  }
+  throw new Error("no error");
+};
+
+/** Bytes of an array of the given element tokens (each a hex string), and where each token starts. */
+function arrayOf(tokens: string[]): { bytes: Uint8Array; heads: number[]; headerSize: number } {
+  const n = tokens.length;
+  const header = n < 16 ? (0x90 + n).toString(16) : `dc${n.toString(16).padStart(4, "0")}`;
+  const hex = header + tokens.join("");
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  const heads: number[] = [];
+  let at = header.length / 2;
+  for (const t of tokens) {
+    heads.push(at);
+    at += t.length / 2;
+  }
+  return { bytes, heads, headerSize: header.length / 2 };
+}
+
+/** spec/README.md's truncated offset for a flat array cut after k bytes. */
+function truncatedAt(k: number, a: ReturnType<typeof arrayOf>): number {
+  if (k < a.headerSize || k - a.headerSize < a.heads.length) return 0; // the head, or too few bytes for n elements
+  for (let i = 0; i < a.heads.length; i++) {
+    const t = a.heads[i]!;
+    const stop = i + 1 < a.heads.length ? a.heads[i + 1]! : a.bytes.length;
+    if (t >= k) return k; // between tokens
+    if (stop > k) return t;
+  }
+  throw new Error("not cut");
+}
+
+// every int head, then things that are not ints
+const INT_TOKENS: Array<[string, number]> = [
+  ["00", 0], ["7f", 127], ["e0", -32], ["ff", -1],
+  ["cc80", 128], ["ccff", 255], ["cd0100", 256], ["cdffff", 65535],
+  ["ce00010000", 65536], ["ceffffffff", 4294967295], ["ce80000000", 2147483648],
+  ["cf0000000100000000", 2 ** 32], ["d0df", -33], ["d080", -128],
+  ["d1ff7f", -129], ["d18000", -32768], ["d2ffff7fff", -32769], ["d280000000", -2147483648], ["d27fffffff", 2147483647],
+  ["d3ffffffff00000000", -(2 ** 32)],
+];
+
+describe("long arrays of ints", () => {
+  test("every int head decodes as the general path does, also after other values", () => {
+    const values = INT_TOKENS.map(([, v]) => v);
+    assert.deepEqual(decode(arrayOf(INT_TOKENS.map(([t]) => t)).bytes), values);
+    // an array that starts with an int and goes on with other values
+    const mixed: Array<[string, unknown]> = [...INT_TOKENS, ["c0", null], ["a161", "a"], ["92cd0001c3", [1, true]], ["cb3ff8000000000000", 1.5], ["05", 5]];
+    assert.deepEqual(decode(arrayOf(mixed.map(([t]) => t)).bytes), mixed.map(([, v]) => v));
+    // and one that starts with something else and goes on with ints
+    const late: Array<[string, unknown]> = [["c3", true], ...INT_TOKENS];
+    assert.deepEqual(decode(arrayOf(late.map(([t]) => t)).bytes), late.map(([, v]) => v));
+  });
+
+  test("round trip of a large array of ints of every size", () => {
+    const values: number[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const k = (Math.imul(i, 2654435761) >>> 0) / 2 ** 32;
+      values.push(k < 0.3 ? i % 128 : k < 0.5 ? -(i % 32) - 1 : k < 0.7 ? i * 13 : k < 0.9 ? -i * 100003 : i * 1000003);
+    }
+    assert.deepEqual(decode(encode(values)), values);
+  });
+
+  test("every cut is truncated at the spec's offset", () => {
+    for (const order of [INT_TOKENS, [...INT_TOKENS].reverse()]) {
+      const a = arrayOf(order.map(([t]) => t));
+      for (let k = 0; k < a.bytes.length; k++) {
+        const e = errorOf(() => decode(a.bytes.subarray(0, k)));
+        assert.equal(e.kind, "truncated", `cut at ${k}`);
+        assert.equal(e.offset, truncatedAt(k, a), `cut at ${k}`);
+      }
+    }
+  });
+
+  test("0xc1 inside an array of ints is invalid_byte at its offset", () => {
+    const a = arrayOf(["01", "cd0102", "c1", "02", "03"]);
+    const e = errorOf(() => decode(a.bytes));
+    assert.equal(e.kind, "invalid_byte");
+    assert.equal(e.offset, a.heads[2]);
+  });
+});
