@@ -11,6 +11,7 @@
 #include <datetime.h>
 
 #include "mpk/writer.h"
+#include "bytes_copy.h"
 #include "dict_entries.h"
 
 /* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
@@ -851,7 +852,7 @@ static PyObject *packb_into(mpk_writer *w, packb_output *out, PyObject *obj, con
         Py_CLEAR(out->bytes);
         return NULL;
     }
-    if (!out->bytes) return PyBytes_FromStringAndSize((const char *)packb_scratch, (Py_ssize_t)size);
+    if (!out->bytes) return mpkpy_bytes_copy(packb_scratch, (Py_ssize_t)size);
     PyObject *result = finish_bytes(out->bytes, size);
     out->bytes = NULL;
     return result;
@@ -878,6 +879,100 @@ static PyObject *packb_with(PyObject *obj, const encoder_options *opt)
     return result;
 }
 
+/* ---- short flat values ------------------------------------------------------------------------
+ * Small messages — a request [id, "method", arg], a pair of coordinates, a lone scalar — cost
+ * mostly the call and the result object, and the general path's layers (the writer, its capacity
+ * checks, the dispatch per level) were as much again as the encoding (measured on [1, 2]: 210
+ * instructions besides the bytes object). With the default options, a scalar or a list or tuple of
+ * up to 15 scalars (ints of up to 60 bits, str, float, None, bool) is written straight into a stack
+ * buffer; anything else — a container inside, a str that does not fit, another type — gives up
+ * before the first call into Python, and the general path starts over. */
+#define SMALL_ITEMS 15
+#define SMALL_BUF 512
+
+/* Writes o at p if it is such a scalar and fits before end: the new position, or NULL. */
+MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *o)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyLong_Type) {
+        long long v;
+        if (!small_long(o, &v)) return NULL;
+        if (v >= -32 && v <= 127) {
+            *p = (uint8_t)v;
+            return p + 1;
+        }
+        mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
+        w.pos = p;
+        w.end = p + 9;
+        mpk_write_int(&w, v);
+        return w.pos;
+    }
+    if (t == &PyUnicode_Type) {
+        if (!PyUnicode_IS_COMPACT_ASCII(o)) return NULL;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(o);
+        const char *data = (const char *)(((PyASCIIObject *)o) + 1);
+        if (n <= 31) {
+            if (end - p < n + 1) return NULL;
+            *p = (uint8_t)(0xa0 | n);
+            memcpy(p + 1, data, (size_t)n);
+            return p + 1 + n;
+        }
+        if (n > 255 || end - p < n + 2) return NULL;
+        p[0] = 0xd9;
+        p[1] = (uint8_t)n;
+        memcpy(p + 2, data, (size_t)n);
+        return p + 2 + n;
+    }
+    if (t == &PyFloat_Type) {
+        double v = PyFloat_AS_DOUBLE(o);
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        p[0] = 0xcb;
+        mpk__store64(p + 1, bits);
+        return p + 9;
+    }
+    if (o == Py_None) {
+        *p = 0xc0;
+        return p + 1;
+    }
+    if (t == &PyBool_Type) {
+        *p = o == Py_True ? 0xc3 : 0xc2;
+        return p + 1;
+    }
+    return NULL;
+}
+
+/* packb(o) with the default options for a short flat value, or NULL (no error set) to say "use the
+ * general path". */
+static inline PyObject *packb_small(PyObject *o)
+{
+    uint8_t buf[SMALL_BUF];
+    /* ints, floats and the singletons take at most 9 bytes; a str checks its own length */
+    const uint8_t *end = buf + SMALL_BUF - 9;
+    uint8_t *p = buf;
+    PyObject *const *items;
+    Py_ssize_t n;
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyList_Type) {
+        items = ((PyListObject *)o)->ob_item;
+        n = PyList_GET_SIZE(o);
+    } else if (t == &PyTuple_Type) {
+        items = ((PyTupleObject *)o)->ob_item;
+        n = PyTuple_GET_SIZE(o);
+    } else {
+        p = put_small_scalar(p, end, o);
+        return p ? mpkpy_bytes_copy(buf, p - buf) : NULL;
+    }
+    if (n > SMALL_ITEMS) return NULL;
+    *p++ = (uint8_t)(0x90 | n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (p > end) return NULL; /* after a long str: no room left for 9 bytes */
+        p = put_small_scalar(p, end, items[i]);
+        if (!p) return NULL;
+    }
+    return mpkpy_bytes_copy(buf, p - buf);
+}
+
 PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
@@ -885,7 +980,11 @@ PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         PyErr_SetString(PyExc_TypeError, "packb() takes exactly one positional argument");
         return NULL;
     }
-    if (LIKELY(kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) return packb_with(args[0], &default_options);
+    if (LIKELY(kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r = packb_small(args[0]);
+        if (LIKELY(r != NULL) || PyErr_Occurred()) return r;
+        return packb_with(args[0], &default_options);
+    }
     PyObject *kwargs = PyDict_New(), *empty = PyTuple_New(0);
     PyObject *result = NULL;
     if (kwargs && empty) {

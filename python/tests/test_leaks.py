@@ -41,6 +41,7 @@ PACKED = mpk.packb(DOC)
 
 @pytest.mark.parametrize("name, fn", [
     ("packb", lambda: mpk.packb(DOC)),
+    ("packb short", lambda: (mpk.packb([1, "two", 3.0, None]), mpk.packb(7), mpk.packb(("x" * 200, [1])))),
     ("unpackb", lambda: mpk.unpackb(PACKED)),
     ("unpackb hooks", lambda: mpk.unpackb(PACKED, object_pairs_hook=list, list_hook=tuple, ext_hook=lambda c, d: d)),
     ("unpackb timestamp=3", lambda: mpk.unpackb(mpk.packb(mpk.Timestamp(5, 0)), timestamp=3)),

@@ -1,6 +1,7 @@
 """Packer and packb: the msgpack-python surface (options, headers, buffer) and mpk's shortest form."""
 import datetime
 import io
+import sys
 
 import msgpack
 import pytest
@@ -102,6 +103,32 @@ class TestPackb:
             pass
         mixed = floats + [F(2.5), 1, "x"]
         assert mpk.packb(mixed) == msgpack.packb(mixed)
+
+    @pytest.mark.parametrize("value", [
+        [1, 2], [-1, -2], (3, "add", [1, 2]), [0, 127, 128, -32, -33, 255, 256, -129, 65536, -32769],
+        [2**59, -2**59, 2**60 - 1, 2**60, -2**60, 2**63, -2**63, 2**64 - 1], [1.5, -0.0, None, True, False],
+        ["", "a" * 31, "b" * 32, "c" * 255, "d" * 256, "é"], ["x" * 250, "y" * 250, 7, 8.5],
+        ["x" * 200, "y" * 200, "z" * 95, 2**40, 1.5], ["x" * 200, "y" * 200, "z" * 95, -2**40, 2**62],
+        ["x" * 200, "y" * 200, "z" * 100, 1], [1] * 15, [1] * 16, (), [], [[]], [{}], [b"b"],
+        [b"b", 1], 5, -5, 2**62, "word", "z" * 300, 2.5, None, False,
+    ])
+    def test_short_flat_values(self, value):
+        # short flat lists and lone scalars take a path of their own; the bytes are msgpack-python's
+        assert mpk.packb(value) == msgpack.packb(value)
+        assert mpk.packb([value]) == msgpack.packb([value])
+        assert type(mpk.packb(value)) is bytes
+        assert mpk.unpackb(mpk.packb(value)) == msgpack.unpackb(msgpack.packb(value))
+
+    def test_short_results_are_ordinary_bytes(self):
+        one, other = mpk.packb([1, 2]), mpk.packb([1, 2])
+        assert one == other == b"\x92\x01\x02" and one is not other
+        assert hash(one) == hash(b"\x92\x01\x02") and len(one) == 3 and one[3:] == b""
+        assert one + b"!" == b"\x92\x01\x02!" and bytes(one) is one
+        assert memoryview(one).tobytes() == one and sys.getsizeof(one) == sys.getsizeof(b"abc")
+        for n in range(40):  # every length around the fixed copy of short results
+            value = "s" * n
+            assert mpk.packb(value) == msgpack.packb(value)
+            assert mpk.packb(value)[-1:] == (b"s" if n else b"\xa0")
 
     @pytest.mark.parametrize("leaf", [1.5, 7, "s", None, [2.5, 3.5], {"k": 1}, (1,), b"b"])
     @pytest.mark.parametrize("wrap", [lambda x: [[], x], lambda x: {"a": x}, lambda x: (x,)])
