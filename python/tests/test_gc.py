@@ -80,3 +80,24 @@ def test_cycles_made_from_decoded_values_are_collected():
     value["self"] = value
     del value
     assert gc.collect() >= 2
+
+
+def test_lists_being_filled_look_empty_to_hooks():
+    # a list is filled before it gets its size: a hook that walks every object meanwhile (as the
+    # collector does) must find only complete items, and a failed decode must release the ones made
+    seen = []
+
+    def hook(d):
+        # repr reads every slot of every list: an unset one would crash here
+        seen.append(sum(len(repr(o)) > 0 for o in gc.get_objects() if type(o) is list))
+        return d
+
+    packed = mpk.packb([1, "two", [3, {"k": 4}, 5], {"k": 6}, 7])
+    assert mpk.unpackb(packed, object_hook=hook) == [1, "two", [3, {"k": 4}, 5], {"k": 6}, 7]
+    assert len(seen) == 2 and min(seen) > 0
+    marker = "item of a list that fails " + "x" * 40
+    before = len(gc.get_objects())
+    for _ in range(100):
+        with pytest.raises(ValueError):
+            mpk.unpackb(mpk.packb([marker, [marker, 2]])[:-1])
+    assert len(gc.get_objects()) - before < 20
