@@ -6,7 +6,7 @@
 // With --profile, the current tree's decode of each dataset is also profiled (V8's sampling
 // profiler through the DevTools protocol) and the functions with the most self time are listed.
 //   cp -r js/src /tmp/mpk-src-before; <change>
-//   node js/bench/ab-browser.mjs --base=/tmp/mpk-src-before [--only=records,twitter] [--rounds=150] [--window-ms=4] [--profile]
+//   node js/bench/ab-browser.mjs --base=/tmp/mpk-src-before [--only=records,twitter] [--rounds=150] [--window-ms=4] [--profile] [--js-flags=...]
 import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +24,7 @@ const only = arg("only", "").split(",").filter(Boolean);
 const rounds = Number(arg("rounds", 150));
 const windowMs = Number(arg("window-ms", 4));
 const profile = process.argv.includes("--profile");
+const jsFlags = arg("js-flags", ""); // e.g. --js-flags=--no-turbo-inlining, to see callees apart in a profile
 
 const datasets = loadDatasets(resolve(here, "..", ".."))
   .filter(([name]) => !only.length || only.some((o) => name.startsWith(o)))
@@ -83,7 +84,7 @@ const userDataDir = mkdtempSync(join(tmpdir(), "mpk-ab-chromium-"));
 const browser = await chromium.launchPersistentContext(userDataDir, {
   executablePath: "/usr/bin/chromium",
   headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...(jsFlags ? [`--js-flags=${jsFlags}`] : [])],
 });
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

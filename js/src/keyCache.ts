@@ -3,11 +3,11 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 // The key cache: map keys repeat (every record of a list has the same ones), and so do short str
 // values (languages, tags, enum-like words), so the bytes of a short str are hashed and, when the
 // same bytes were seen before, the string made then is reused.
-// Keys of 4 bytes or more are hashed by their first and last four bytes only (two reads instead of
-// a loop; keys that differ only in the middle share a slot and take turns, which costs speed only).
+// Keys are hashed by their first and last four bytes only (two reads instead of a loop; keys that
+// differ only in the middle share a slot and take turns, which costs speed only).
 // Reuse saves building the string and lets V8 find the property without hashing a new string.
 // Bounds: keys of at most KEY_MAX_BYTES bytes, SLOTS entries (direct-mapped; a collision replaces
-// the older key), about SLOTS * (KEY_MAX_BYTES + 9) bytes in all. Only valid UTF-8 is cached, so a
+// the older key), about SLOTS * (KEY_MAX_BYTES + 17) bytes in all. Only valid UTF-8 is cached, so a
 // cached string is the same under every utf8 mode.
 
 /** Longest key, in bytes, that the cache holds. */
@@ -17,13 +17,17 @@ const SLOTS = 1 << SLOT_BITS;
 
 const keys: Array<string | undefined> = new Array(SLOTS).fill(undefined);
 const lengths = new Uint8Array(SLOTS);
-const bytes = new Uint8Array(SLOTS * KEY_MAX_BYTES);
-const bytesView = new DataView(bytes.buffer);
+// A key's first and last four bytes (its bytes packed little-endian when shorter than four): they
+// are read for the hash anyway, and for keys of up to 8 bytes they are all of the key, so most
+// keys are compared with two integer comparisons. Longer ones compare the rest with `allBytes`.
+const firsts = new Int32Array(SLOTS);
+const lasts = new Int32Array(SLOTS);
+const allBytes = new Uint8Array(SLOTS * KEY_MAX_BYTES);
+const allBytesView = new DataView(allBytes.buffer);
 
 /**
  * The string for buf[start, start + n) (n <= KEY_MAX_BYTES), or undefined when it is not valid
- * UTF-8. `view` is a DataView over buf: keys of 4 bytes or more are hashed and compared four bytes
- * at a time (the first and last word go into the hash).
+ * UTF-8. `view` is a DataView over buf.
  */
 export function lookupKey(buf: Uint8Array, view: DataView, start: number, n: number): string | undefined {
   return lookup(buf, view, start, n, true);
@@ -37,50 +41,64 @@ export function lookupStr(buf: Uint8Array, view: DataView, start: number, n: num
 /** The slot of the last key found or added by lookupKey / lookupKeyGuessing. */
 export let lastKeySlot = 0;
 
+/** The first word of buf[start, start + n): its first four bytes, or all of them packed when fewer. */
+function firstWord(buf: Uint8Array, view: DataView, start: number, n: number): number {
+  if (n >= 4) return view.getInt32(start, true);
+  if (n === 3) return buf[start]! | (buf[start + 1]! << 8) | (buf[start + 2]! << 16);
+  if (n === 2) return buf[start]! | (buf[start + 1]! << 8);
+  return n === 1 ? buf[start]! : 0;
+}
+
 /**
  * lookupKey, trying slot `guess` first (the slot of the key at the same position of the last map:
  * records repeat their keys in order), which saves hashing when it holds these bytes.
  */
 export function lookupKeyGuessing(buf: Uint8Array, view: DataView, start: number, n: number, guess: number): string | undefined {
-  const cached = keys[guess];
-  if (cached !== undefined && lengths[guess] === n && holds(guess, buf, view, start, n)) {
-    lastKeySlot = guess;
-    return cached;
+  const first = firstWord(buf, view, start, n);
+  const last = n >= 4 ? view.getInt32(start + n - 4, true) : 0;
+  if (lengths[guess] === n && firsts[guess] === first && lasts[guess] === last && (n <= 8 || sameMiddle(guess, view, start, n))) {
+    const cached = keys[guess];
+    if (cached !== undefined) {
+      lastKeySlot = guess;
+      return cached;
+    }
   }
-  return lookup(buf, view, start, n, true);
+  return lookupWords(buf, view, start, n, first, last, true);
 }
 
-/** Whether slot holds the bytes buf[start, start + n) (its length is n). */
-function holds(slot: number, buf: Uint8Array, view: DataView, start: number, n: number): boolean {
+/** Whether slot's bytes 4 .. n-4 are those of buf[start, start + n) (n > 8). */
+function sameMiddle(slot: number, view: DataView, start: number, n: number): boolean {
   const base = slot * KEY_MAX_BYTES;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== bytesView.getInt32(base + i, true)) return false;
-  while (i < n && bytes[base + i] === buf[start + i]) i++;
-  return i === n;
+  const stop = n - 4;
+  let i = 4;
+  for (; i + 4 <= stop; i += 4) if (view.getInt32(start + i, true) !== allBytesView.getInt32(base + i, true)) return false;
+  // fewer than four bytes left: compare the word that ends with them
+  return i === stop || view.getInt32(start + stop - 4, true) === allBytesView.getInt32(base + stop - 4, true);
 }
 
 function lookup(buf: Uint8Array, view: DataView, start: number, n: number, key: boolean): string | undefined {
-  let h: number;
-  if (n >= 4) {
-    h = Math.imul(view.getInt32(start, true) ^ n, 0x9e3779b1);
-    h = Math.imul(h ^ view.getInt32(start + n - 4, true), 0x85ebca6b);
-    h ^= h >>> 15;
-  } else {
-    // FNV-1a over the bytes, seeded with the length
-    h = 0x811c9dc5 ^ n;
-    for (let i = 0; i < n; i++) h = Math.imul(h ^ buf[start + i]!, 0x01000193);
-  }
+  return lookupWords(buf, view, start, n, firstWord(buf, view, start, n), n >= 4 ? view.getInt32(start + n - 4, true) : 0, key);
+}
+
+function lookupWords(buf: Uint8Array, view: DataView, start: number, n: number, first: number, last: number, key: boolean): string | undefined {
+  let h = Math.imul(first ^ n, 0x9e3779b1);
+  h = Math.imul(h ^ last, 0x85ebca6b);
+  h ^= h >>> 15;
   const slot = h >>> (32 - SLOT_BITS);
   if (key) lastKeySlot = slot;
-  const cached = keys[slot];
-  if (cached !== undefined && lengths[slot] === n && holds(slot, buf, view, start, n)) return cached;
+  if (lengths[slot] === n && firsts[slot] === first && lasts[slot] === last && (n <= 8 || sameMiddle(slot, view, start, n))) {
+    const cached = keys[slot];
+    if (cached !== undefined) return cached;
+  }
   const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
   if (lastUtf8Invalid) return undefined;
   const str = key ? internalize(decoded) : decoded;
   keys[slot] = str;
   lengths[slot] = n;
+  firsts[slot] = first;
+  lasts[slot] = last;
   const base = slot * KEY_MAX_BYTES;
-  for (let i = 0; i < n; i++) bytes[base + i] = buf[start + i]!; // no subarray: n <= 16
+  for (let i = 0; i < n; i++) allBytes[base + i] = buf[start + i]!; // no subarray: n <= 32
   return str;
 }
 

@@ -92,3 +92,33 @@ describe("long arrays of ints", () => {
     assert.equal(e.offset, a.heads[2]);
   });
 });
+
+describe("the key cache", () => {
+  test("keys and short strs that differ in one byte anywhere are never confused", () => {
+    // same length, same first and last four bytes (same hash, same slot): only the compare tells them apart
+    for (let n = 0; n <= 34; n++) {
+      const base = Array.from({ length: n }, (_, i) => String.fromCharCode(97 + (i % 26)));
+      const variants = [base.join("")];
+      for (let at = 0; at < n; at++) {
+        const v = [...base];
+        v[at] = "Z";
+        variants.push(v.join(""));
+      }
+      // each variant as a key at the same position of consecutive maps (the positional guess), and as a value
+      const records = [...variants, ...variants.slice().reverse()].map((k) => ({ [k]: k, other: 1 }));
+      assert.deepEqual(decode(encode(records)), records, `length ${n}`);
+      const flat = Object.fromEntries(variants.map((k, i) => [k, i]));
+      assert.deepEqual(decode(encode([flat, flat])), [flat, flat], `length ${n}`);
+    }
+  });
+
+  test("non-ASCII keys and invalid UTF-8 keys", () => {
+    const keys = ["é", "日本", "€uro", "ñandú-ñandú", "😀", "a😀b", "日本語のキー日本語"];
+    const obj = Object.fromEntries(keys.map((k, i) => [k, i]));
+    assert.deepEqual(decode(encode([obj, obj, obj])), [obj, obj, obj]);
+    // a 2-byte key that is not UTF-8 (a lone continuation byte): replaced, never cached as the valid key
+    const bad = Uint8Array.from([0x92, 0x81, 0xa2, 0x61, 0x80, 0x01, 0x81, 0xa2, 0x61, 0x62, 0x02]);
+    assert.deepEqual(decode(bad), [{ "a\ufffd": 1 }, { ab: 2 }]);
+    assert.equal(errorOf(() => decode(bad, { utf8: "strict" })).kind, "invalid_utf8");
+  });
+});
