@@ -410,18 +410,26 @@ function writeExt(type: number, data: Uint8Array): void {
   pos += n;
 }
 
-function writeObject(v: object, depth: number): void {
-  if (depth >= maxDepth) throw new RangeError(`nesting deeper than maxDepth ${maxDepth} (a cycle?)`);
-  if (Array.isArray(v)) {
-    const n = v.length;
-    writeArrayHeader(n);
-    for (let i = 0; i < n; i++) {
-      const item: unknown = v[i];
-      if (typeof item === "number") writeNumber(item);
-      else write(item, depth + 1);
-    }
-    return;
+function tooDeep(): never {
+  throw new RangeError(`nesting deeper than maxDepth ${maxDepth} (a cycle?)`);
+}
+
+function writeArray(v: unknown[], depth: number): void {
+  if (depth >= maxDepth) tooDeep();
+  const n = v.length;
+  writeArrayHeader(n);
+  for (let i = 0; i < n; i++) {
+    const item: unknown = v[i];
+    // numbers and nested arrays (coordinates, tables) straight away, without write's dispatch
+    if (typeof item === "number") writeNumber(item);
+    else if (Array.isArray(item)) writeArray(item, depth + 1);
+    else write(item, depth + 1);
   }
+}
+
+function writeObject(v: object, depth: number): void {
+  if (Array.isArray(v)) return writeArray(v, depth);
+  if (depth >= maxDepth) tooDeep();
   const proto = Object.getPrototypeOf(v);
   if (proto === Object.prototype || proto === null) return writePlainObject(v as Record<string, unknown>, depth);
   if (v instanceof Uint8Array) return writeBin(v);
