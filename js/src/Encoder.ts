@@ -283,13 +283,15 @@ function writeStr(s: string): void {
     ensure(5 + 3 * n);
     // Most strings are ASCII: write them hoping so, with the header their length implies.
     const head = pos;
-    let p = head + (n < 32 ? 1 : n < 0x100 ? 2 : 3);
+    const out = target; // a local: the loop then keeps the array's data pointer in a register
+    const at = head + (n < 32 ? 1 : n < 0x100 ? 2 : 3);
     let i = 0;
     for (; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c >= 0x80) break;
-      target[p++] = c;
+      out[at + i] = c;
     }
+    const p = at + i;
     if (i === n) {
       if (n < 32) {
         target[head] = 0xa0 | n;
@@ -488,7 +490,11 @@ function writePlainObject(obj: Record<string, unknown>, depth: number): void {
   for (const key in obj) {
     if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     writeStr(key);
-    write(obj[key], depth + 1);
+    // strings and numbers, most values, without write's dispatch
+    const value = obj[key];
+    if (typeof value === "string") writeStr(value);
+    else if (typeof value === "number") writeNumber(value);
+    else write(value, depth + 1);
     n++;
   }
   const at = start + head;
