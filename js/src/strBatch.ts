@@ -152,6 +152,15 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
         i += 4;
         o += 4;
       }
+      if (i < stop && i >= stop4 && len >= 4) {
+        // the last one to three bytes: copy the word that ends with them (over bytes already copied)
+        const x = view.getInt32(stop - 4, true);
+        if ((x & 0x80808080) === 0) {
+          asciiView.setInt32(o + (stop - i) - 4, x, true);
+          o += stop - i;
+          i = stop;
+        }
+      }
       for (; i < stop; i++) {
         const c = buf[i]!;
         if (c >= 0x80) break;

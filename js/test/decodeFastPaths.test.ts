@@ -122,3 +122,16 @@ describe("the key cache", () => {
     assert.equal(errorOf(() => decode(bad, { utf8: "strict" })).kind, "invalid_utf8");
   });
 });
+
+describe("the str batch", () => {
+  test("long strs of every length and tail, ASCII or not anywhere, in a large input", () => {
+    const strs: string[] = [];
+    for (let n = 17; n <= 44; n++) {
+      const ascii = Array.from({ length: n }, (_, i) => String.fromCharCode(33 + ((i * 7 + n) % 90))).join("");
+      strs.push(ascii);
+      for (const at of [0, 1, n - 4, n - 3, n - 2, n - 1]) strs.push(ascii.slice(0, at) + "é" + ascii.slice(at + 1));
+    }
+    const doc = { strs, again: [...strs].reverse(), records: strs.map((s, i) => ({ s, i })) };
+    assert.deepEqual(decode(encode(doc)), doc);
+  });
+});
