@@ -424,6 +424,7 @@ function writeArray(v: unknown[], depth: number): void {
     const item: unknown = v[i];
     // numbers and nested arrays (coordinates, tables) straight away, without write's dispatch
     if (typeof item === "number") writeNumber(item);
+    else if (typeof item === "string") writeStr(item);
     else if (Array.isArray(item)) writeArray(item, depth + 1);
     else write(item, depth + 1);
   }
