@@ -28,10 +28,23 @@ func AppendInt(b []byte, v int64) []byte {
 	return appendIntWide(b, v)
 }
 
+// appendIntWide writes every non-fixint form itself rather than handing v >= 0 on to
+// appendUintWide: one call per wide int instead of two.
 func appendIntWide(b []byte, v int64) []byte {
 	switch {
 	case v >= 0:
-		return appendUintWide(b, uint64(v))
+		switch {
+		case v <= 0x7f:
+			return append(b, byte(v))
+		case v <= math.MaxUint8:
+			return append(b, mUint8, byte(v))
+		case v <= math.MaxUint16:
+			return append(b, mUint16, byte(v>>8), byte(v))
+		case v <= math.MaxUint32:
+			return append(b, mUint32, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+		}
+		return append(b, mUint64, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32),
+			byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 	case v >= -32:
 		return append(b, byte(v))
 	case v >= math.MinInt8:

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"unsafe"
 )
 
@@ -324,4 +325,48 @@ func HeaderSize(n int) int {
 		return 3
 	}
 	return 5
+}
+
+// A Scratch is the buffer a generated MarshalMsg(nil) writes into when sizing the value first
+// would cost more than copying its encoding: the value is appended to warm memory reused from
+// call to call, without a sizing pass, and Done copies the encoding out with one append, which
+// allocates the size class of the encoding and, unlike make, does not clear the bytes the copy
+// overwrites. A Scratch serves one call at a time; the pool holds one per P at most.
+type Scratch struct{ buf []byte }
+
+const (
+	// firstScratch is a new Scratch's capacity: most messages then never grow it.
+	firstScratch = 4 << 10
+	// maxScratch bounds the buffer a Scratch keeps between calls: an encoding that outgrows
+	// it is returned as it is, in the buffer its appends grew, and not kept.
+	maxScratch = 64 << 10
+)
+
+var scratchPool = sync.Pool{New: func() any { return &Scratch{buf: make([]byte, 0, firstScratch)} }}
+
+// GetScratch returns a Scratch from the pool, for one MarshalMsg call.
+func GetScratch() *Scratch { return scratchPool.Get().(*Scratch) }
+
+// Bytes returns the empty buffer to append the encoding to.
+func (s *Scratch) Bytes() []byte { return s.buf[:0] }
+
+// Done returns the encoding o, appended to Bytes() by the caller, in a slice of its own, or nil
+// and err when err is not nil, and puts s back into the pool; s must not be used afterwards.
+func (s *Scratch) Done(o []byte, err error) ([]byte, error) {
+	if err != nil {
+		scratchPool.Put(s)
+		return nil, err
+	}
+	if cap(o) > maxScratch {
+		// Too large to keep: o's buffer was grown by append past the scratch, so nothing
+		// else holds it and it is handed over as it is.
+		scratchPool.Put(s)
+		return o, nil
+	}
+	out := append([]byte(nil), o...)
+	if cap(o) > cap(s.buf) {
+		s.buf = o[:0]
+	}
+	scratchPool.Put(s)
+	return out, nil
 }

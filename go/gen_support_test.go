@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -232,5 +233,39 @@ func TestStringArena(t *testing.T) {
 	s3, _, _ := sb.ReadString(rest1)
 	if s1 != "aaa" || s2 != "ddd" || s3 != "bbb" {
 		t.Fatalf("got %q %q %q, want aaa ddd bbb", s1, s2, s3)
+	}
+}
+
+// TestSizesMatchAppends checks each Size function against the length of what the matching
+// Append function writes, at every width's edges and at every power of two around them.
+func TestSizesMatchAppends(t *testing.T) {
+	var ints []int64
+	for shift := 0; shift < 64; shift++ {
+		p := int64(1) << shift
+		ints = append(ints, p-1, p, p+1, -p-1, -p, -p+1)
+	}
+	ints = append(ints, 0, -32, -33, 127, 128, -128, -129, 255, 256, 65535, 65536, -32768, -32769,
+		4294967295, 4294967296, -2147483648, -2147483649, math.MaxInt64, math.MinInt64)
+	for _, v := range ints {
+		if got, want := IntSize(v), len(AppendInt(nil, v)); got != want {
+			t.Errorf("IntSize(%d) = %d, AppendInt writes %d bytes", v, got, want)
+		}
+		if got, want := UintSize(uint64(v)), len(AppendUint(nil, uint64(v))); got != want {
+			t.Errorf("UintSize(%d) = %d, AppendUint writes %d bytes", uint64(v), got, want)
+		}
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 257, 65535, 65536, 65537, 1 << 20} {
+		if got, want := StringSize(n), len(AppendStringHeader(nil, n))+n; got != want {
+			t.Errorf("StringSize(%d) = %d, want %d", n, got, want)
+		}
+		if got, want := BytesSize(n), len(AppendBytesHeader(nil, n))+n; got != want {
+			t.Errorf("BytesSize(%d) = %d, want %d", n, got, want)
+		}
+		if got, want := HeaderSize(n), len(AppendArrayHeader(nil, uint32(n))); got != want {
+			t.Errorf("HeaderSize(%d) = %d, AppendArrayHeader writes %d bytes", n, got, want)
+		}
+		if got, want := HeaderSize(n), len(AppendMapHeader(nil, uint32(n))); got != want {
+			t.Errorf("HeaderSize(%d) = %d, AppendMapHeader writes %d bytes", n, got, want)
+		}
 	}
 }

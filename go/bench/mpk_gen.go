@@ -195,7 +195,11 @@ func (z *Tweet) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tweet) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -747,7 +751,11 @@ func (z *Entities) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Entities) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their

@@ -263,7 +263,14 @@ func (g *gen) structMethods(nt *types.Named) {
 
 	// MarshalMsg
 	g.printf("\n// MarshalMsg appends the MessagePack encoding of z to b.\nfunc (z *%s) MarshalMsg(b []byte) ([]byte, error) {\n", tn)
-	g.printf("return z.mpkAppend(mpk.Grow(b, z.Msgsize()))\n}\n")
+	if g.cheapSize(fields) {
+		g.printf("return z.mpkAppend(mpk.Grow(b, z.Msgsize()))\n}\n")
+	} else {
+		// Sizing z walks nested values: without a buffer to append to, writing into a scratch
+		// buffer and copying the result out costs less than that walk.
+		g.printf("if cap(b) > 0 {\nreturn z.mpkAppend(mpk.Grow(b, z.Msgsize()))\n}\n")
+		g.printf("s := mpk.GetScratch()\nreturn s.Done(z.mpkAppend(s.Bytes()))\n}\n")
+	}
 	g.printf("\n// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their\n")
 	g.printf("// outermost struct made, instead of sizing themselves again.\n")
 	g.printf("func (z *%s) mpkAppend(b []byte) (o []byte, err error) {\n", tn)
@@ -359,6 +366,50 @@ func (g *gen) structMethods(nt *types.Named) {
 		g.printf("default:\nb, err = mpk.SkipNested(b, depth+1)\n%s}\n}\n", g.check())
 	}
 	g.printf("return b, nil\n}\n")
+}
+
+// maxCheapSize is the most fields a struct's Msgsize may add up for MarshalMsg(nil) to size the
+// value before writing it.
+const maxCheapSize = 16
+
+// cheapSize reports whether sizing a struct of these fields is a short sum: at most maxCheapSize
+// fields, each a scalar, a string, or a slice, array or pointer of them. Nested generated
+// structs, maps and fields encoded by reflection make it a walk (or an estimate), and such a
+// struct is written into an mpk.Scratch by MarshalMsg(nil) instead.
+func (g *gen) cheapSize(fields []genField) bool {
+	if len(fields) > maxCheapSize {
+		return false
+	}
+	for _, f := range fields {
+		if !g.flatSize(f.typ) {
+			return false
+		}
+	}
+	return true
+}
+
+// flatSize reports whether Msgsize sizes a value of type t exactly without calling another
+// Msgsize or going through a map.
+func (g *gen) flatSize(t types.Type) bool {
+	if isTime(t) {
+		return true
+	}
+	if n, ok := t.(*types.Named); ok && g.generated[n] {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsBoolean|types.IsString|types.IsInteger|types.IsFloat) != 0
+	case *types.Slice:
+		_, basic := u.Elem().Underlying().(*types.Basic)
+		return basic && g.flatSize(u.Elem())
+	case *types.Array:
+		return isByte(u.Elem())
+	case *types.Pointer:
+		_, basic := u.Elem().Underlying().(*types.Basic)
+		return basic && g.flatSize(u.Elem())
+	}
+	return false
 }
 
 func appendHeader(b []byte, fix byte, w16 byte, n int) []byte {

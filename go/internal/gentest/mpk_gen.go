@@ -261,7 +261,11 @@ func (z *Mixed) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mixed) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1163,7 +1167,11 @@ func (z *Tree) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tree) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1345,6 +1353,176 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		case 4:
 			if b, err = z.Leaf.mpkUnmarshal(b, sa, depth+1); err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = mpk.SkipNested(b, depth+1)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Order) Msgsize() (s int) {
+	s = 20
+	s += mpk.IntSize(int64(z.Id))
+	if z.Lines == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Lines))
+		for i53 := range z.Lines {
+			s += z.Lines[i53].Msgsize()
+		}
+	}
+	if z.Ship != nil {
+		s += (*z.Ship).Msgsize()
+	} else {
+		s++
+	}
+	s += mpk.StringSize(len(z.Note))
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Order) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x84\xa2id"...)
+	o = mpk.AppendInt(o, int64(z.Id))
+	o = append(o, "\xa5lines"...)
+	if z.Lines == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Lines)))
+		for i54 := range z.Lines {
+			if o, err = z.Lines[i54].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa4ship"...)
+	if z.Ship == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		if o, err = z.Ship.mpkAppend(o); err != nil {
+			return b, err
+		}
+	}
+	o = append(o, "\xa4note"...)
+	o = mpk.AppendString(o, string(z.Note))
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	return z.mpkUnmarshal(b, &sa, 0)
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n int
+	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	if err != nil {
+		return in, mpk.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 3 && string(b[:3]) == "\xa2id" {
+				b, field = b[3:], 0
+			}
+		case 1:
+			if len(b) >= 6 && string(b[:6]) == "\xa5lines" {
+				b, field = b[6:], 1
+			}
+		case 2:
+			if len(b) >= 5 && string(b[:5]) == "\xa4ship" {
+				b, field = b[5:], 2
+			}
+		case 3:
+			if len(b) >= 5 && string(b[:5]) == "\xa4note" {
+				b, field = b[5:], 3
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "id":
+				field = 0
+			case "lines":
+				field = 1
+			case "ship":
+				field = 2
+			case "note":
+				field = 3
+			}
+		}
+		switch field {
+		case 0:
+			z.Id, b, err = mpk.ReadInt(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		case 1:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Lines = nil
+			} else {
+				var n55 int
+				n55, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Lines != nil && cap(z.Lines) >= n55 {
+					z.Lines = z.Lines[:n55]
+					clear(z.Lines)
+				} else {
+					z.Lines = make([]Item, n55)
+				}
+				for i56 := range z.Lines {
+					if b, err = z.Lines[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+			}
+		case 2:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Ship = nil
+			} else {
+				if z.Ship == nil {
+					z.Ship = new(Point)
+				}
+				if b, err = (*z.Ship).mpkUnmarshal(b, sa, depth+1); err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+			}
+		case 3:
+			z.Note, b, err = sa.ReadString(b)
+			if err != nil {
 				return in, mpk.ShiftOffset(err, len(in)-len(b))
 			}
 		default:

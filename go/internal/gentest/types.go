@@ -4,7 +4,7 @@ package gentest
 
 import "time"
 
-//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base,Tree
+//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base,Tree,Order
 
 // Product is the seed's struct.
 type Product struct {
@@ -70,4 +70,13 @@ type Tree struct {
 	Next   *Tree           `msgpack:"next"`
 	ByName map[string]Tree `msgpack:"by_name"`
 	Leaf   Point           `msgpack:"leaf"`
+}
+
+// Order nests generated structs without maps or reflection: MarshalMsg(nil) writes it into an
+// mpk.Scratch and allocates only the result.
+type Order struct {
+	Id    int64  `msgpack:"id"`
+	Lines []Item `msgpack:"lines"`
+	Ship  *Point `msgpack:"ship"`
+	Note  string `msgpack:"note"`
 }
