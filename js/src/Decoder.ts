@@ -10,7 +10,7 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { KEY_MAX_BYTES, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
-import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
+import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
   Partial<{
@@ -88,12 +88,12 @@ let busy = false;
 /** True while the outermost decode reads strs from the str batch; batchNext is the next entry. */
 let batching = false;
 let batchNext = 0;
-/** The outermost decode of a large input may start a str batch; it does after BATCH_AFTER_STRS strs. */
+/** The outermost decode of a large input may start a str batch. */
 let batchEligible = false;
-let batchableSeen = 0;
-const BATCH_AFTER_STRS = 8;
-/** ...within this many input bytes each on average (documents of numbers with a few names do not batch) */
-const BATCH_BYTES_PER_STR = 512;
+/** Where the last long str decoded on its own began. */
+let lastLongStr = 0;
+/** A long str this close after the one before it starts a batch (bytes between their payloads' starts). */
+const BATCH_PAIR_DISTANCE = 512;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
 export const TRUNCATED: unique symbol = Symbol("truncated");
 let streamMode = false;
@@ -129,7 +129,7 @@ export class Decoder {
       // the input has shown some strs worth batching (a document of numbers does not pay the pass)
       if (!saved && end >= BATCH_MIN_INPUT) {
         batchEligible = true;
-        batchableSeen = 0;
+        lastLongStr = -BATCH_PAIR_DISTANCE - 1;
       }
       const value = read(0);
       if (pos < end) fail("trailing_bytes", pos);
@@ -207,12 +207,12 @@ export class Decoder {
 }
 
 function save(): unknown[] {
-  return [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, batchableSeen, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 /**
@@ -397,25 +397,36 @@ function readStr(head: number, n: number): unknown {
   if (n > end - pos) return truncated(head);
   const start = pos;
   pos += n;
-  if (batching) {
-    // entries before this str belong to keys taken from the key cache
-    while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
-    if (batchNext < batchCount && batchStarts[batchNext] === start) {
-      // valid UTF-8: the same in every utf8 mode
-      const at = batchOffsets[batchNext]!;
-      const stop = batchEnds[batchNext++]!;
-      return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
+  if (n >= BATCH_MIN_BYTES) {
+    if (batching) {
+      // entries before this str belong to keys taken from the key cache
+      while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
+      if (batchNext < batchCount && batchStarts[batchNext] === start) {
+        // valid UTF-8: the same in every utf8 mode
+        const at = batchOffsets[batchNext]!;
+        const stop = batchEnds[batchNext++]!;
+        return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
+      }
     }
-  } else if (batchEligible && n >= BATCH_MIN_BYTES && ++batchableSeen === BATCH_AFTER_STRS) {
-    // Enough strs seen: batch the rest of the input (pos is the end of this str, a token
-    // boundary), if they came densely enough for the pass over the rest to pay.
-    batchEligible = false;
-    if (pos > BATCH_AFTER_STRS * BATCH_BYTES_PER_STR) return decodeStrAt(head, start, n);
-    batchStrs(buf, view, pos, end);
-    batchNext = 0;
-    batching = batchCount > 0;
+    // Batch the rest once two long strs come close together (past where the last pass stopped,
+    // if there was one): a document of numbers with a name here and there does not pay a pass.
+    if (batchEligible || (batching && start >= batchScannedTo)) {
+      if (start - lastLongStr <= BATCH_PAIR_DISTANCE) startBatch();
+      else lastLongStr = start;
+    }
   }
   return decodeStrAt(head, start, n);
+}
+
+/**
+ * Batches the strs after the one just read (pos, the end of its payload, is a token boundary). The
+ * pass stops where long strs become sparse (strBatch.ts).
+ */
+function startBatch(): void {
+  batchEligible = false;
+  batchStrs(buf, view, pos, end);
+  batchNext = 0;
+  batching = true;
 }
 
 /** The str of buf[start, start + n), whose head is at `head`, decoded on its own. */

@@ -18,6 +18,11 @@
 export const BATCH_MIN_BYTES = 17;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
+/**
+ * The pass stops this many bytes after the last str it batched: in a document of numbers with a few
+ * long names, each name then costs a pass over at most this much, not over the rest of the input.
+ */
+export const BATCH_MAX_GAP = 2048;
 
 let asciiScratch = new Uint8Array(0);
 let asciiScratchView = new DataView(asciiScratch.buffer);
@@ -30,6 +35,8 @@ export let batchOffsets = new Int32Array(0);
 /** where each one ends in its text */
 export let batchEnds = new Int32Array(0);
 export let batchCount = 0;
+/** where the last pass stopped (a token boundary, or the end of the input) */
+export let batchScannedTo = 0;
 /** the ASCII strs (a one-byte string: slices of it stay one-byte) */
 export let batchText = "";
 /** the other strs (two-byte), kept apart so that ASCII slices do not become two-byte strings */
@@ -80,7 +87,9 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
   let wo = 0; // bytes in other
   let units = 0; // UTF-16 units in other, if its payloads are valid UTF-8
   let p = from;
+  let lastFound = from;
   scanning: while (p < end) {
+    if (p - lastFound > BATCH_MAX_GAP) break;
     const h = buf[p]!;
     let len: number;
     if (h < 0xa0 || h >= 0xe0) {
@@ -166,6 +175,7 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
         if (c >= 0x80) break;
         ascii[o++] = c;
       }
+      lastFound = stop;
       if (i === stop) {
         starts[q] = p;
         offsets[q] = wa;
@@ -206,6 +216,7 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     p = stop;
   }
   batchCount = q;
+  batchScannedTo = p;
   textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
   batchText = wa > 0 ? textDecoder.decode(ascii.subarray(0, wa)) : "";
   batchOtherText = wo > 0 ? textDecoder.decode(other.subarray(0, wo)) : "";

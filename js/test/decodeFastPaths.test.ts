@@ -135,3 +135,21 @@ describe("the str batch", () => {
     assert.deepEqual(decode(encode(doc)), doc);
   });
 });
+
+describe("the str batch over a document of dense and sparse strs", () => {
+  test("strs before, inside and after the stretches the passes cover decode exactly", () => {
+    const long = (i: number) => `${i}: the quick brown fox ${"é".repeat(i % 3)}jumps`;
+    const numbers = (n: number) => Array.from({ length: n }, (_, i) => i * 1.5);
+    const doc = {
+      first: long(1), // alone: no pass
+      lone: numbers(100),
+      dense: Array.from({ length: 50 }, (_, i) => long(i)), // a pass starts here...
+      gap: numbers(600), // ...and stops in here (long strs sparse)
+      sparse: Array.from({ length: 5 }, (_, i) => [long(i), numbers(400)]), // a long str now and then: no new pass
+      denseAgain: Array.from({ length: 50 }, (_, i) => ({ name: long(i + 7), tag: "short" })), // a new pass
+      last: long(99),
+    };
+    assert.deepEqual(decode(encode(doc)), doc);
+    assert.deepEqual(decode(encode([doc, doc])), [doc, doc]);
+  });
+});
