@@ -277,7 +277,30 @@ function strHeaderSize(n: number): number {
   return n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
 }
 
+/**
+ * Strings of fewer than 32 units that are ASCII (most keys and short values) in a function small
+ * enough for V8 to inline into the loops over objects and arrays; the rest in writeLongerStr.
+ */
 function writeStr(s: string): void {
+  const n = s.length;
+  if (n < 32) {
+    const at = pos + 1;
+    if (at + n > target.length) return writeLongerStr(s);
+    const out = target;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return writeLongerStr(s);
+      out[at + i] = c;
+    }
+    out[at - 1] = 0xa0 | n; // fixstr
+    pos = at + n;
+    return;
+  }
+  writeLongerStr(s);
+}
+
+function writeLongerStr(s: string): void {
   const n = s.length;
   if (n < TEXT_ENCODER_THRESHOLD) {
     ensure(5 + 3 * n);
