@@ -510,8 +510,32 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   // arrays of containers made those 10-20% slower in Chromium).
   const h = buf[pos]!;
   if (h < 0x80 || (h >= 0xcc && h <= 0xd3)) return readIntArray(n, d);
+  if (h === 0x92 && buf[pos + 1] === 0xcb) return readPairArray(n, d);
   const arr: unknown[] = new Array(n);
   for (let i = 0; i < n; i++) arr[i] = read(d);
+  return arr;
+}
+
+/**
+ * An array of more than four elements that starts with a pair of float 64s (a ring of coordinates):
+ * those pairs are read here, without two calls each.
+ */
+function readPairArray(n: number, d: number): unknown[] {
+  const arr: unknown[] = new Array(n);
+  // the pairs are containers at depth d: the fast path only where the general one accepts them (their
+  // length, 2, is within the array limit: the enclosing array's, over 4, passed it)
+  const fast = d < maxDepth && !exact;
+  if (fast) deepestContainer = d;
+  for (let i = 0; i < n; i++) {
+    if (fast && buf[pos] === 0x92 && buf[pos + 1] === 0xcb && buf[pos + 10] === 0xcb && pos + 19 <= end) {
+      const x = view.getFloat64(pos + 2);
+      const y = view.getFloat64(pos + 11);
+      pos += 19;
+      arr[i] = [x, y];
+    } else {
+      arr[i] = read(d);
+    }
+  }
   return arr;
 }
 

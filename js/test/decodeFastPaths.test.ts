@@ -153,3 +153,37 @@ describe("the str batch over a document of dense and sparse strs", () => {
     assert.deepEqual(decode(encode([doc, doc])), [doc, doc]);
   });
 });
+
+describe("long arrays of float pairs", () => {
+  const f64 = (x: number) => {
+    const b = new DataView(new ArrayBuffer(8));
+    b.setFloat64(0, x);
+    return "cb" + Array.from(new Uint8Array(b.buffer), (c) => c.toString(16).padStart(2, "0")).join("");
+  };
+  const pair = (x: number, y: number) => "92" + f64(x) + f64(y);
+  const tokens = [pair(1.5, -2.25), pair(0.1, 1e300), "92" + f64(3.5) + "01", "92" + "05" + f64(4.5), pair(-0, NaN), "93" + f64(1) + f64(2) + f64(3), "c0", pair(7.5, 8.5), "92ca3fc00000" + f64(2.5), pair(9.5, 10.5)];
+  const values = [[1.5, -2.25], [0.1, 1e300], [3.5, 1], [5, 4.5], [-0, NaN], [1, 2, 3], null, [7.5, 8.5], [1.5, 2.5], [9.5, 10.5]];
+  const a = arrayOf(tokens);
+
+  test("pairs and whatever else follows decode as the general path does", () => {
+    assert.deepEqual(decode(a.bytes), values);
+    const exact = decode(a.bytes, { exact: true }) as Array<Array<{ bits: number }>>;
+    assert.equal(exact[0]![0]!.bits, 64); // Float objects, not numbers
+  });
+
+  test("the depth limit still applies to the pairs", () => {
+    assert.deepEqual(decode(a.bytes, { maxDepth: 2 }), values);
+    const deep = errorOf(() => decode(a.bytes, { maxDepth: 1 }));
+    assert.equal(deep.kind, "depth_limit");
+    assert.equal(deep.offset, a.heads[0]);
+  });
+
+  test("every cut fails as on the general path (exact mode, which reads every float on its own)", () => {
+    for (let k = 0; k < a.bytes.length; k++) {
+      const e = errorOf(() => decode(a.bytes.subarray(0, k)));
+      const general = errorOf(() => decode(a.bytes.subarray(0, k), { exact: true }));
+      assert.deepEqual([e.kind, e.offset], [general.kind, general.offset], `cut at ${k}`);
+      assert.equal(e.kind, "truncated");
+    }
+  });
+});
