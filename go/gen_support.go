@@ -329,9 +329,10 @@ func HeaderSize(n int) int {
 
 // A Scratch is the buffer a generated MarshalMsg(nil) writes into when sizing the value first
 // would cost more than copying its encoding: the value is appended to warm memory reused from
-// call to call, without a sizing pass, and Done copies the encoding out with one append, which
-// allocates the size class of the encoding and, unlike make, does not clear the bytes the copy
-// overwrites. A Scratch serves one call at a time; the pool holds one per P at most.
+// call to call, without a sizing pass, and Done copies the encoding out into one allocation of
+// its exact length. (make and copy measured 3-10% faster here than append([]byte(nil), o...),
+// which skips clearing: on this machine the first writes to new memory cost the same either way,
+// and make clears it in wider stores.) A Scratch serves one call at a time.
 type Scratch struct{ buf []byte }
 
 const (
@@ -363,7 +364,8 @@ func (s *Scratch) Done(o []byte, err error) ([]byte, error) {
 		scratchPool.Put(s)
 		return o, nil
 	}
-	out := append([]byte(nil), o...)
+	out := make([]byte, len(o))
+	copy(out, o)
 	if cap(o) > cap(s.buf) {
 		s.buf = o[:0]
 	}
