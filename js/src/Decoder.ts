@@ -526,46 +526,61 @@ function readPairArray(n: number, d: number): unknown[] {
   // length, 2, is within the array limit: the enclosing array's, over 4, passed it)
   const fast = d < maxDepth && !exact;
   if (fast) deepestContainer = d;
+  const b = buf;
+  const v = view;
+  let p = pos; // in a register while no call can move it, as in readIntArray
+  const stop19 = end - 19;
   for (let i = 0; i < n; i++) {
-    if (fast && buf[pos] === 0x92 && buf[pos + 1] === 0xcb && buf[pos + 10] === 0xcb && pos + 19 <= end) {
-      const x = view.getFloat64(pos + 2);
-      const y = view.getFloat64(pos + 11);
-      pos += 19;
+    if (fast && b[p] === 0x92 && b[p + 1] === 0xcb && b[p + 10] === 0xcb && p <= stop19) {
+      const x = v.getFloat64(p + 2);
+      const y = v.getFloat64(p + 11);
+      p += 19;
       arr[i] = [x, y];
     } else {
+      pos = p;
       arr[i] = read(d);
+      p = pos;
     }
   }
+  pos = p;
   return arr;
 }
 
 /** An array of more than four elements that starts with an int: the ints are read here, without a call. */
 function readIntArray(n: number, d: number): unknown[] {
   const arr: unknown[] = new Array(n);
+  const b = buf;
+  const v = view;
+  // the position in a local (a register) while no call can move it; pos is written back around read()
+  let p = pos;
+  const stop5 = end - 5;
   for (let i = 0; i < n; i++) {
     // ints, the common scalar of long arrays, without the call into read()
-    const h = buf[pos]!;
+    const h = b[p]!;
     if (h < 0x80) {
       arr[i] = h;
-      pos++;
-    } else if (h >= 0xcd && h <= 0xd2 && h !== 0xcf && h !== 0xd0 && pos + 5 <= end) {
+      p++;
+    } else if (h >= 0xcd && h <= 0xd2 && h !== 0xcf && h !== 0xd0 && p <= stop5) {
       if (h === 0xcd) {
-        arr[i] = (buf[pos + 1]! << 8) | buf[pos + 2]!;
-        pos += 3;
+        arr[i] = (b[p + 1]! << 8) | b[p + 2]!;
+        p += 3;
       } else if (h === 0xce) {
-        arr[i] = view.getUint32(pos + 1);
-        pos += 5;
+        arr[i] = v.getUint32(p + 1);
+        p += 5;
       } else if (h === 0xd1) {
-        arr[i] = (((buf[pos + 1]! << 8) | buf[pos + 2]!) << 16) >> 16;
-        pos += 3;
+        arr[i] = (((b[p + 1]! << 8) | b[p + 2]!) << 16) >> 16;
+        p += 3;
       } else {
-        arr[i] = view.getInt32(pos + 1);
-        pos += 5;
+        arr[i] = v.getInt32(p + 1);
+        p += 5;
       }
     } else {
+      pos = p;
       arr[i] = read(d);
+      p = pos;
     }
   }
+  pos = p;
   return arr;
 }
 
