@@ -65,6 +65,29 @@ describe("writer", () => {
       }
     }
   });
+  test("short strings: one non-ASCII unit at any position, in objects and arrays too", () => {
+    // the writer takes short ASCII strings four units at a time and falls back on other text
+    const utf8 = new TextEncoder();
+    const strHex = (str: string) => {
+      const bytes = utf8.encode(str);
+      const n = bytes.length;
+      const header = n < 32 ? [0xa0 | n] : n < 0x100 ? [0xd9, n] : [0xda, n >> 8, n & 0xff];
+      return bytesToHex(Uint8Array.from([...header, ...bytes]));
+    };
+    for (let n = 1; n <= 40; n++) {
+      for (let at = 0; at < n; at++) {
+        for (const unit of ["\u0080", "é", "€", "\ud800"]) {
+          const str = "x".repeat(at) + unit + "y".repeat(n - at - 1);
+          const expected = strHex(str);
+          assert.equal(hex(str), expected, `${n} units, ${unit} at ${at}`);
+          assert.equal(hex([str, str]), "92" + expected + expected);
+          assert.equal(hex({ [str]: str }), "81" + expected + expected);
+        }
+      }
+      const ascii = "z".repeat(n);
+      assert.equal(hex({ [ascii]: [ascii] }), "81" + strHex(ascii) + "91" + strHex(ascii));
+    }
+  });
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];
     a.push(a);
