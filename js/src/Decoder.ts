@@ -10,6 +10,7 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { KEY_MAX_BYTES, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
+import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
 export type DecoderOptions = Readonly<
@@ -435,6 +436,9 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
   if (n < BATCH_MIN_BYTES) {
     const cached = lookupStr(buf, view, start, n);
     if (cached !== undefined) return cached;
+  } else if (n <= ASCII_STR_MAX) {
+    const ascii = asciiStr(buf, start, n);
+    if (ascii !== undefined) return ascii;
   }
   const stop = start + n;
   if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);

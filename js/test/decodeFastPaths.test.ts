@@ -187,3 +187,21 @@ describe("long arrays of float pairs", () => {
     }
   });
 });
+
+describe("strs of 17 to 256 bytes outside the batch", () => {
+  test("ASCII, non-ASCII at either end, and invalid UTF-8 in every mode", () => {
+    for (const n of [17, 18, 31, 32, 33, 100, 255, 256, 257]) {
+      const ascii = "x".repeat(n - 1) + "!";
+      const lateNonAscii = "y".repeat(n - 2) + "é"; // n bytes, the last two not ASCII
+      const early = "é" + "z".repeat(n - 2);
+      for (const s of [ascii, lateNonAscii, early]) assert.equal(decode(encode(s)), s, `${n} bytes`);
+      // a lone continuation byte as the last byte: replaced, refused, or kept raw
+      const bad = new Uint8Array(encode(ascii));
+      bad[bad.length - 1] = 0x80;
+      assert.equal(decode(bad), "x".repeat(n - 1) + "\ufffd");
+      assert.equal(errorOf(() => decode(bad, { utf8: "strict" })).kind, "invalid_utf8");
+      const raw = decode(bad, { utf8: "raw" }) as { bytes: Uint8Array };
+      assert.equal(raw.bytes[n - 1], 0x80);
+    }
+  });
+});
