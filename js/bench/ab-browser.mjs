@@ -6,7 +6,7 @@
 // With --profile, the current tree's decode of each dataset is also profiled (V8's sampling
 // profiler through the DevTools protocol) and the functions with the most self time are listed.
 //   cp -r js/src /tmp/mpk-src-before; <change>
-//   node js/bench/ab-browser.mjs --base=/tmp/mpk-src-before [--only=records,twitter] [--rounds=150] [--window-ms=4] [--profile] [--js-flags=...]
+//   node js/bench/ab-browser.mjs --base=/tmp/mpk-src-before [--only=records,twitter] [--rounds=150] [--window-ms=4] [--keep] [--profile] [--js-flags=...]
 import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +24,7 @@ const only = arg("only", "").split(",").filter(Boolean);
 const rounds = Number(arg("rounds", 150));
 const windowMs = Number(arg("window-ms", 4));
 const profile = process.argv.includes("--profile");
+const keep = process.argv.includes("--keep"); // the last result stays alive until the next call, as in run.mjs
 const jsFlags = arg("js-flags", ""); // e.g. --js-flags=--no-turbo-inlining, to see callees apart in a profile
 
 const datasets = loadDatasets(resolve(here, "..", ".."))
@@ -42,13 +43,13 @@ globalThis.abSetup = (text) => {
   const td = new TextDecoder();
   globalThis.abCodecs = { base: () => base.decode(bytes), cur: () => cur.decode(bytes), msgpackr: () => unpackr.unpack(bytes), JSON: () => JSON.parse(td.decode(json)) };
 };
-globalThis.abRun = (rounds, windowMs) => {
+globalThis.abRun = (rounds, windowMs, keep) => {
   const codecs = globalThis.abCodecs;
   const time = (fn, ms) => {
     let n = 0;
     const t0 = performance.now();
     let t;
-    do { fn(); n++; t = performance.now(); } while (t - t0 < ms);
+    do { if (keep) globalThis.abKept = fn(); else fn(); n++; t = performance.now(); } while (t - t0 < ms);
     return (t - t0) / n;
   };
   const samples = Object.fromEntries(Object.keys(codecs).map((k) => [k, []]));
@@ -97,7 +98,7 @@ try {
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
   for (const [name, text] of datasets) {
     await page.evaluate((t) => globalThis.abSetup(t), text);
-    const samples = await page.evaluate(([r, w]) => globalThis.abRun(r, w), [rounds, windowMs]);
+    const samples = await page.evaluate(([r, w, k]) => globalThis.abRun(r, w, k), [rounds, windowMs, keep]);
     const st = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
     const ratio = (k) => `${k}/cur min ${(st[k].min / st.cur.min).toFixed(2)} median ${(st[k].median / st.cur.median).toFixed(2)}`;
     console.log(`${name} (chromium decode, cur ${(st.cur.min * 1000).toFixed(1)} µs): ${["base", "msgpackr", "JSON"].map(ratio).join(" | ")}`);

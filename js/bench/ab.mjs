@@ -4,7 +4,7 @@
 // minimum over the windows is the run least disturbed by other processes, the median is shown too.
 // Ratios are the other's time over the current build's (above 1.00: the current build is faster).
 //   cp -r js/build/esm /tmp/mpk-before; <change, make js-build>
-//   node js/bench/ab.mjs --base=/tmp/mpk-before [--only=records,twitter] [--encode] [--rounds=150] [--window-ms=4]
+//   node js/bench/ab.mjs --base=/tmp/mpk-before [--only=records,twitter] [--encode] [--rounds=150] [--window-ms=4] [--keep]
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -21,6 +21,10 @@ const only = arg("only", "").split(",").filter(Boolean);
 const encodeMode = process.argv.includes("--encode");
 const rounds = Number(arg("rounds", 150));
 const windowMs = Number(arg("window-ms", 4));
+// --keep: the last result stays alive until the next call, as in run.mjs (the garbage collector then
+// copies a whole result now and then, which long-lived documents cost in real use too)
+const keep = process.argv.includes("--keep");
+let kept;
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
 const packr = new Packr({ useRecords: false });
 
@@ -29,7 +33,8 @@ function time(fn, ms) {
   const t0 = performance.now();
   let t;
   do {
-    fn();
+    if (keep) kept = fn();
+    else fn();
     n++;
     t = performance.now();
   } while (t - t0 < ms);
