@@ -92,13 +92,16 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     if (p - lastFound > BATCH_MAX_GAP) break;
     const h = buf[p]!;
     let len: number;
-    if (h < 0xa0 || h >= 0xe0) {
+    if (h >= 0xa0 && h < 0xc0) {
+      len = h & 0x1f; // fixstr, the commonest token (keys)
+      p += 1;
+      if (len < BATCH_MIN_BYTES) {
+        p += len; // past the end only in a cut input: the loop ends, the decoder reports it
+        continue;
+      }
+    } else if (h < 0xa0 || h >= 0xe0) {
       p++; // fixint, fixmap, fixarray: one byte (a container's elements follow as tokens)
       continue;
-    }
-    if (h < 0xc0) {
-      len = h & 0x1f; // fixstr
-      p += 1;
     } else {
       switch (h) {
         case 0xd9: // str 8
@@ -216,7 +219,7 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     p = stop;
   }
   batchCount = q;
-  batchScannedTo = p;
+  batchScannedTo = Math.min(p, end);
   textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
   batchText = wa > 0 ? textDecoder.decode(ascii.subarray(0, wa)) : "";
   batchOtherText = wo > 0 ? textDecoder.decode(other.subarray(0, wo)) : "";
