@@ -88,6 +88,24 @@ describe("writer", () => {
       assert.equal(hex({ [ascii]: [ascii] }), "81" + strHex(ascii) + "91" + strHex(ascii));
     }
   });
+  test("objects: own enumerable keys only, also when Object.prototype has enumerable properties", () => {
+    const plain = { a: 1, b: "x" };
+    const expected = hex({ a: 1, b: "x" });
+    assert.equal(expected, "82a16101a162a178");
+    // inherited enumerable keys through a prototype of one's own
+    assert.equal(hex(Object.assign(Object.create({ inherited: 1 }), plain)), expected);
+    assert.equal(hex(Object.assign(Object.create(null), plain)), expected);
+    // and through Object.prototype itself, which the writer checks once per encode
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      assert.equal(hex(plain), expected);
+      assert.equal(hex([plain, { c: plain }]), "92" + expected + "81a163" + expected);
+    } finally {
+      delete proto.polluted;
+    }
+    assert.equal(hex(plain), expected);
+  });
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];
     a.push(a);
