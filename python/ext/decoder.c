@@ -881,6 +881,27 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
     return r;
 }
 
+/* unpackb's decode under its default options (no unicode_errors handler). A small input — most
+ * messages of an RPC — skips mpkpy_decode's option handling and, when it is a fixarray, the head
+ * switch: its checks are those of check_len (the limit, the depth, one byte per element left), in
+ * the same order; when one of them fails the switch runs and reports it. [1, 2]: 8% fewer
+ * instructions per call. */
+PyObject *mpkpy_decode_defaults(mpkpy_decoder *d)
+{
+    if (d->end - d->p > 256) return mpkpy_decode(d);
+    d->gc_paused = 0;
+    d->errors = NULL;
+    const uint8_t *h = d->p;
+    if (LIKELY(h < d->end) && (*h & 0xf0) == 0x90) {
+        Py_ssize_t n = *h & 0x0f;
+        if (LIKELY(n <= d->o->max_array && d->o->max_depth >= 1 && n <= d->end - h - 1)) {
+            d->p = h + 1;
+            return decode_array(d, n, 0);
+        }
+    }
+    return decode_value(d, 0);
+}
+
 /* ================================================================================================
  * Skip: the same walk and checks without building objects (Unpacker.skip, and the completeness
  * probe of the stream, which must not call hooks on a value that is not all there yet).

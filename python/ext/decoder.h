@@ -35,6 +35,8 @@ int mpkpy_unpack_options_check(mpkpy_unpack_options *o);
 PyObject *mpkpy_decode_core(mpkpy_decoder *d);
 /* Decodes one value at d->p, advancing it. NULL with an exception on error. */
 PyObject *mpkpy_decode(mpkpy_decoder *d);
+/* The same when d->o has no unicode_errors (unpackb's defaults); faster on small inputs. */
+PyObject *mpkpy_decode_defaults(mpkpy_decoder *d);
 /* The state of a walk over a value that may not be all there yet (see mpkpy_skip). */
 typedef struct mpkpy_walk {
     int active;           /* a walk stopped at `at` and can resume */

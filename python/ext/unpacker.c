@@ -98,7 +98,16 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     }
     PyObject *result = NULL;
     if (LIKELY(kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
-        result = unpackb_with(&view, &unpackb_defaults);
+        mpkpy_decoder d;
+        d.start = d.p = (const uint8_t *)view.buf;
+        d.end = d.start + view.len;
+        d.base = 0;
+        d.o = &unpackb_defaults;
+        result = mpkpy_decode_defaults(&d);
+        if (result && d.p != d.end) {
+            mpkpy_raise_extra(result, (const char *)d.p, d.end - d.p, d.p - d.start);
+            Py_CLEAR(result);
+        }
     } else {
         PyObject *kwargs = PyDict_New(), *empty = PyTuple_New(0);
         Py_ssize_t nk = PyTuple_GET_SIZE(kwnames), i = 0;

@@ -51,3 +51,20 @@ def test_invalid_utf8_is_a_unicode_error():
 
 def test_truncated_in_stream_is_out_of_data():
     assert issubclass(mpk.TruncatedError, mpk.OutOfData)
+
+
+@pytest.mark.parametrize("data", [
+    b"\x90", b"\x92\x01\x02", b"\x92\x01", b"\x9f" + b"\x01" * 14, b"\x9f" + b"\x01" * 15, b"\x92\x01\x02\x03",
+    b"\x92\x91\x01", b"\x92\xc1\x01", b"\x91\xa2\xff\xfe", b"\x93\xa1a\x92\x01\xff\xcb" + b"\x00" * 8,
+    b"\x9f" + b"\x91" * 300, b"\x91" * 1025 + b"\x01", b"\x94", b"\x80", b"\x01",
+])
+def test_default_options_decode_as_explicit_ones(data):
+    # unpackb without keywords takes a shorter way for small inputs (a fixarray goes straight to
+    # the array loop); its values and errors must be those of the general way
+    def outcome(**options):
+        try:
+            return ("value", mpk.unpackb(data, **options))
+        except ValueError as e:
+            return (type(e), getattr(e, "kind", None), getattr(e, "offset", None), str(e))
+
+    assert outcome() == outcome(use_list=True, max_array_len=2**32 - 1)
