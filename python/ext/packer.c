@@ -325,14 +325,14 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
     PyTypeObject *t = Py_TYPE(o);
     if (t == &PyLong_Type) {
         long long v;
-        if (!small_long(o, &v)) return NULL;
+        mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
+        w.pos = p;
+        w.end = p + 9;
+        if (!small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
         if (v >= -32 && v <= 127) {
             *p = (uint8_t)v;
             return p + 1;
         }
-        mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
-        w.pos = p;
-        w.end = p + 9;
         mpk_write_int(&w, v);
         return w.pos;
     }

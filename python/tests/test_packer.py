@@ -119,6 +119,16 @@ class TestPackb:
         assert type(mpk.packb(value)) is bytes
         assert mpk.unpackb(mpk.packb(value)) == msgpack.unpackb(msgpack.packb(value))
 
+    def test_ints_of_every_width_in_lists(self):
+        edges = [0, 127, 128, -32, -33, -128, -129, 255, 256, 65535, 65536, -32768, -32769, 2**31, -2**31 - 1,
+                 2**32, 2**60 - 1, 2**60, -2**60, 2**62, 2**63 - 1, 2**63, 2**64 - 1, -2**63, -2**63 + 1]
+        for value in (edges, edges * 3, [[x] for x in edges], [{"k": x} for x in edges]):
+            assert mpk.packb(value) == msgpack.packb(value)
+        for bad in (2**64, -2**63 - 1, 2**90):
+            with pytest.raises(OverflowError):
+                mpk.packb(edges + [bad])
+            assert mpk.packb(edges + [bad], default=str) == msgpack.packb(edges + [bad], default=str)
+
     def test_short_results_are_ordinary_bytes(self):
         one, other = mpk.packb([1, 2]), mpk.packb([1, 2])
         assert one == other == b"\x92\x01\x02" and one is not other
