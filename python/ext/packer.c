@@ -323,19 +323,6 @@ MPK__INLINE void copy_str_body(uint8_t *dst, const char *src, size_t n)
 MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *o)
 {
     PyTypeObject *t = Py_TYPE(o);
-    if (t == &PyLong_Type) {
-        long long v;
-        mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
-        w.pos = p;
-        w.end = p + 9;
-        if (!small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
-        if (v >= -32 && v <= 127) {
-            *p = (uint8_t)v;
-            return p + 1;
-        }
-        mpk_write_int(&w, v);
-        return w.pos;
-    }
     if (t == &PyUnicode_Type) {
         if (!PyUnicode_IS_COMPACT_ASCII(o)) return NULL;
         Py_ssize_t n = PyUnicode_GET_LENGTH(o);
@@ -348,6 +335,19 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
         p += 1 + str8;
         copy_str_body(p, data, (size_t)n);
         return p + n;
+    }
+    if (t == &PyLong_Type) {
+        long long v;
+        mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
+        w.pos = p;
+        w.end = p + 9;
+        if (!small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
+        if (v >= -32 && v <= 127) {
+            *p = (uint8_t)v;
+            return p + 1;
+        }
+        mpk_write_int(&w, v);
+        return w.pos;
     }
     if (t == &PyFloat_Type) {
         double v = PyFloat_AS_DOUBLE(o);
