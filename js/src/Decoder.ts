@@ -98,6 +98,8 @@ const BATCH_PAIR_DISTANCE = 512;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
 export const TRUNCATED: unique symbol = Symbol("truncated");
 let streamMode = false;
+/** The decoder whose options the variables below hold (begin() loads them only when it changes). */
+let optionsOf: Decoder | null = null;
 /** The depth (enclosing containers) of the container head read last. */
 let deepestContainer = 0;
 
@@ -191,6 +193,8 @@ export class Decoder {
     streamMode = false;
     batching = false; // a nested decode must not read the outer input's str batch
     batchEligible = false;
+    if (this === optionsOf) return; // the options below are this decoder's already
+    optionsOf = this;
     maxDepth = this.limits.depth;
     maxStr = this.limits.str;
     maxBin = this.limits.bin;
@@ -208,12 +212,12 @@ export class Decoder {
 }
 
 function save(): unknown[] {
-  return [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [optionsOf, buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [optionsOf, buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 /**

@@ -3,7 +3,7 @@
 // made to hit them, and every truncation of those values.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decode, DecodeError, encode } from "../src/index.js";
+import { decode, DecodeError, Decoder, encode, ExtensionCodec } from "../src/index.js";
 
 const errorOf = (f: () => unknown): DecodeError => {
   try {
@@ -203,5 +203,38 @@ describe("strs of 17 to 256 bytes outside the batch", () => {
       const raw = decode(bad, { utf8: "raw" }) as { bytes: Uint8Array };
       assert.equal(raw.bytes[n - 1], 0x80);
     }
+  });
+});
+
+describe("decoders with different options, one after another and nested", () => {
+  test("each decode uses its own decoder's options", () => {
+    const asMap = new Decoder({ map: "Map" });
+    const short = new Decoder({ maxStrLength: 3 });
+    const plain = new Decoder();
+    const bytes = encode({ name: "four" });
+    for (let i = 0; i < 3; i++) {
+      assert.ok(asMap.decode(bytes) instanceof Map);
+      assert.deepEqual(plain.decode(bytes), { name: "four" });
+      assert.equal(errorOf(() => short.decode(bytes)).kind, "length_limit");
+      assert.deepEqual(decode(bytes), { name: "four" });
+    }
+  });
+
+  test("an ext decoder's own decode does not leave its options behind", () => {
+    const inner = new Decoder({ int64: "bigint" });
+    const extensions = new ExtensionCodec().register({ type: 7, decode: (data) => inner.decode(data) });
+    const outer = new Decoder({ map: "Map", extensions });
+    const payload = encode(2 ** 40); // uint 64: a bigint under the inner decoder's int64 option
+    const ext = new Uint8Array([0xc7, payload.length, 7, ...payload]);
+    // [ext 7 (2^40 as a bigint), {a: 1}] with the outer decoder: the map after the ext is still a Map
+    const bytes = new Uint8Array([0x92, ...ext, 0x81, 0xa1, 0x61, 0x01]);
+    const [inside, after] = outer.decode(bytes) as [unknown, unknown];
+    assert.equal(inside, 2n ** 40n);
+    assert.ok(after instanceof Map);
+    assert.equal((after as Map<string, number>).get("a"), 1);
+    // and each decoder's options hold for its next decode, whichever decoded last
+    assert.equal(inner.decode(payload), 2n ** 40n);
+    assert.ok(outer.decode(encode({ b: 2 })) instanceof Map);
+    assert.deepEqual(decode(encode({ b: 2 })), { b: 2 });
   });
 });
