@@ -202,3 +202,14 @@ class TestUnpacker:
                 u.feed(data[i:i + size])
                 got.extend(u)
             assert got == values
+
+
+def test_small_ints_are_shared():
+    # decoded ints of -128..255 come from one table (README, Compatibility); others are new objects
+    values = mpk.unpackb(mpk.packb([-128, -128, 255, 255, 7, 7, 256, 256, -129, -129]))
+    assert values == [-128, -128, 255, 255, 7, 7, 256, 256, -129, -129]
+    assert values[0] is values[1] and values[2] is values[3] and values[4] is values[5]
+    assert values[8] is not values[9]
+    unpacker = mpk.Unpacker()
+    unpacker.feed(mpk.packb(-100) * 2)
+    assert [v for v in unpacker] == [-100, -100]
