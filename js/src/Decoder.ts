@@ -8,7 +8,7 @@ import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { KEY_MAX_BYTES, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
+import { KEY_MAX_BYTES, KEY_SLOTS, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
@@ -612,8 +612,10 @@ function readObject(n: number, depth: number): unknown {
   const obj = new (PlainObject as unknown as new () => Record<string, unknown>)();
   let i = 0;
   let key: unknown;
+  let after = firstKeyIndex(depth);
   for (; i < n; i++) {
-    key = readKey(depth, i);
+    key = readKey(depth, after);
+    after = keyAfter; // before the value: nested maps set it too
     if (typeof key !== "string") break;
     const value = read(depth);
     if (key === "__proto__") {
@@ -627,28 +629,44 @@ function readObject(n: number, depth: number): unknown {
   return i === n ? obj : readIntoMap(objectToMap(obj), n, depth, i, key);
 }
 
-/** A map key: short fixstr keys go through the key cache, anything else through read(). */
-function readKey(depth: number, index: number): unknown {
+/**
+ * A map key: short fixstr keys go through the key cache, anything else through read(). `after`
+ * says which guess to try first (see `follows`); afterwards `keyAfter` is the index for the key
+ * that follows this one.
+ */
+function readKey(depth: number, after: number): unknown {
   if (pos < end) {
     const h = buf[pos]!;
     const n = h - 0xa0;
     if (n >= 0 && n <= keyMax && pos + 1 + n <= end) {
       const start = pos + 1;
-      const at = index & (KEY_GUESSES - 1);
-      const key = lookupKeyGuessing(buf, view, start, n, keyGuesses[at]!);
+      const key = lookupKeyGuessing(buf, view, start, n, follows[after]!);
       if (key !== undefined) {
-        keyGuesses[at] = lastKeySlot;
+        follows[after] = lastKeySlot;
+        keyAfter = lastKeySlot;
         pos = start + n;
         return key;
       }
     }
   }
+  keyAfter = NO_KEY;
   return read(depth);
 }
 
-/** Key cache slots of the keys at each position of the last map (records repeat their keys in order). */
-const KEY_GUESSES = 64;
-const keyGuesses = new Uint16Array(KEY_GUESSES);
+/**
+ * Key cache slots of the key that followed each key last time (records repeat their keys in
+ * order, and so do the objects of one kind in a mixed document): follows[slot of a key] is the
+ * guess for the next key of the same map; follows[KEY_SLOTS + depth % 64] for a map's first key.
+ */
+const FIRST_KEYS = 64;
+const NO_KEY = KEY_SLOTS + FIRST_KEYS; // after a key that is not in the cache
+const follows = new Uint16Array(KEY_SLOTS + FIRST_KEYS + 1);
+let keyAfter = NO_KEY;
+
+/** The `after` index for the first key of a map at this depth. */
+function firstKeyIndex(depth: number): number {
+  return KEY_SLOTS + (depth & (FIRST_KEYS - 1));
+}
 
 function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
   const map = new Map<unknown, unknown>();
@@ -662,8 +680,10 @@ function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, done:
     map.set(firstKey, read(depth));
     i++;
   }
+  let after = firstKeyIndex(depth);
   for (; i < n; i++) {
-    const key = readKey(depth, i);
+    const key = readKey(depth, after);
+    after = keyAfter;
     map.set(key, read(depth));
   }
   return map;

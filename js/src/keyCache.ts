@@ -14,6 +14,8 @@ import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
 export const KEY_MAX_BYTES = 32;
 const SLOT_BITS = 12;
 const SLOTS = 1 << SLOT_BITS;
+/** Slots in the key cache (slot numbers are below this). */
+export const KEY_SLOTS = SLOTS;
 
 const keys: Array<string | undefined> = new Array(SLOTS).fill(undefined);
 const lengths = new Uint8Array(SLOTS);
