@@ -236,15 +236,48 @@ static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
     return u;
 }
 
+/* A new str of n ASCII bytes. On 3.11, whose str layout we know, a non-empty one is built here:
+ * one PyObject_Malloc and the fields PyUnicode_New would set (a compact ASCII str), without its
+ * call, its checks of size and maximum character, and the library call for the copy of a short
+ * body. Elsewhere (and for the empty str, a singleton) PyUnicode_New. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(Py_REF_DEBUG) && \
+    !defined(Py_TRACE_REFS)
+MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
+{
+    if (UNLIKELY(n == 0)) return PyUnicode_New(0, 127);
+    PyASCIIObject *u = (PyASCIIObject *)PyObject_Malloc(sizeof(PyASCIIObject) + (size_t)n + 1);
+    if (UNLIKELY(u == NULL)) return PyErr_NoMemory();
+    Py_SET_TYPE(u, &PyUnicode_Type); /* a static type: no reference to take */
+    ((PyObject *)u)->ob_refcnt = 1;
+    u->length = n;
+    u->hash = -1;
+    memset(&u->state, 0, sizeof u->state);
+    u->state.kind = PyUnicode_1BYTE_KIND;
+    u->state.compact = 1;
+    u->state.ascii = 1;
+    u->state.ready = 1;
+    _Py_COMP_DIAG_PUSH
+    _Py_COMP_DIAG_IGNORE_DEPR_DECLS
+    u->wstr = NULL;
+    _Py_COMP_DIAG_POP
+    char *data = (char *)(u + 1);
+    memcpy(data, s, (size_t)n);
+    data[n] = '\0';
+    return (PyObject *)u;
+}
+#else
+MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
+{
+    PyObject *u = PyUnicode_New(n, 127);
+    if (u) memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
+    return u;
+}
+#endif
+
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
-    if (LIKELY(is_ascii(s, n))) {
-        PyObject *u = PyUnicode_New(n, 127);
-        if (!u) return NULL;
-        memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
-        return u;
-    }
+    if (LIKELY(is_ascii(s, n))) return ascii_str(s, n);
     PyObject *u = utf8_two_pass(s, n);
     if (u) return u;
     if (PyErr_Occurred()) return NULL; /* out of memory */
