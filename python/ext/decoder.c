@@ -512,6 +512,52 @@ MPK__INLINE PyObject *small_int(int v)
     return Py_NewRef(small_ints[v - SMALL_INT_MIN]);
 }
 
+/* Ints beyond the table. On 3.11, whose int objects we know (a signed count of 30-bit digits after
+ * the header), one of up to 64 bits is built here — one PyObject_Malloc and its digits — where
+ * PyLong_From* take two more calls and a loop over the digits (3 in 5 ints of the 10k-int array
+ * need an object). Elsewhere the API. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30 && \
+    !defined(Py_REF_DEBUG) && !defined(Py_TRACE_REFS)
+MPK__INLINE PyObject *int_from_magnitude(int negative, uint64_t mag) /* mag > 0 */
+{
+    Py_ssize_t ndigits = (mag >> 60) ? 3 : (mag >> 30) ? 2 : 1;
+    PyLongObject *o = (PyLongObject *)PyObject_Malloc(offsetof(PyLongObject, ob_digit) +
+                                                      (size_t)ndigits * sizeof(digit));
+    if (UNLIKELY(o == NULL)) return PyErr_NoMemory();
+    Py_SET_TYPE(o, &PyLong_Type); /* a static type: no reference to take */
+    ((PyObject *)o)->ob_refcnt = 1;
+    Py_SET_SIZE(o, negative ? -ndigits : ndigits);
+    o->ob_digit[0] = (digit)(mag & PyLong_MASK);
+    if (ndigits > 1) o->ob_digit[1] = (digit)((mag >> PyLong_SHIFT) & PyLong_MASK);
+    if (ndigits > 2) o->ob_digit[2] = (digit)(mag >> (2 * PyLong_SHIFT));
+    return (PyObject *)o;
+}
+
+MPK__INLINE PyObject *int_from(int64_t v)
+{
+    if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
+    return v < 0 ? int_from_magnitude(1, 0 - (uint64_t)v) : int_from_magnitude(0, (uint64_t)v);
+}
+
+MPK__INLINE PyObject *uint_from(uint64_t u)
+{
+    if (u <= SMALL_INT_MAX) return small_int((int)u);
+    return int_from_magnitude(0, u);
+}
+#else
+MPK__INLINE PyObject *int_from(int64_t v)
+{
+    if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
+    return PyLong_FromLongLong(v);
+}
+
+MPK__INLINE PyObject *uint_from(uint64_t u)
+{
+    if (u <= SMALL_INT_MAX) return small_int((int)u);
+    return PyLong_FromUnsignedLongLong(u);
+}
+#endif
+
 static int small_ints_init(void)
 {
     for (int v = SMALL_INT_MIN; v <= SMALL_INT_MAX; v++)
@@ -573,13 +619,13 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
             case 0xcd:
                 if (LIKELY(left >= 3)) {
                     d->p = h + 3;
-                    return PyLong_FromLong(mpk__load16(h + 1));
+                    return uint_from(mpk__load16(h + 1));
                 }
                 break;
             case 0xce:
                 if (LIKELY(left >= 5)) {
                     d->p = h + 5;
-                    return PyLong_FromUnsignedLong(mpk__load32(h + 1));
+                    return uint_from(mpk__load32(h + 1));
                 }
                 break;
             case 0xd9:
@@ -594,13 +640,13 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
             case 0xcf:
                 if (LIKELY(left >= 9)) {
                     d->p = h + 9;
-                    return PyLong_FromUnsignedLongLong(mpk__load64(h + 1));
+                    return uint_from(mpk__load64(h + 1));
                 }
                 break;
             case 0xd2:
                 if (LIKELY(left >= 5)) {
                     d->p = h + 5;
-                    return PyLong_FromLong((int32_t)mpk__load32(h + 1));
+                    return int_from((int32_t)mpk__load32(h + 1));
                 }
                 break;
             default:
@@ -811,13 +857,13 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
     case 0xc3: d->p = h + 1; Py_RETURN_TRUE;
     case 0xc1: return bad_byte(d, h);
     case 0xcc: { NEED(1); return small_int(h[1]); }
-    case 0xcd: { NEED(2); return PyLong_FromLong(mpk__load16(h + 1)); }
-    case 0xce: { NEED(4); return PyLong_FromUnsignedLong(mpk__load32(h + 1)); }
-    case 0xcf: { NEED(8); return PyLong_FromUnsignedLongLong(mpk__load64(h + 1)); }
+    case 0xcd: { NEED(2); return uint_from(mpk__load16(h + 1)); }
+    case 0xce: { NEED(4); return uint_from(mpk__load32(h + 1)); }
+    case 0xcf: { NEED(8); return uint_from(mpk__load64(h + 1)); }
     case 0xd0: { NEED(1); return small_int((int8_t)h[1]); }
-    case 0xd1: { NEED(2); return PyLong_FromLong((int16_t)mpk__load16(h + 1)); }
-    case 0xd2: { NEED(4); return PyLong_FromLong((int32_t)mpk__load32(h + 1)); }
-    case 0xd3: { NEED(8); return PyLong_FromLongLong((int64_t)mpk__load64(h + 1)); }
+    case 0xd1: { NEED(2); return int_from((int16_t)mpk__load16(h + 1)); }
+    case 0xd2: { NEED(4); return int_from((int32_t)mpk__load32(h + 1)); }
+    case 0xd3: { NEED(8); return int_from((int64_t)mpk__load64(h + 1)); }
     case 0xca: {
         NEED(4);
         uint32_t bits = mpk__load32(h + 1);

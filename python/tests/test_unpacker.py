@@ -213,3 +213,24 @@ def test_small_ints_are_shared():
     unpacker = mpk.Unpacker()
     unpacker.feed(mpk.packb(-100) * 2)
     assert [v for v in unpacker] == [-100, -100]
+
+
+@pytest.mark.parametrize("head, fmt", [(0xcc, ">B"), (0xcd, ">H"), (0xce, ">I"), (0xcf, ">Q"),
+                                       (0xd0, ">b"), (0xd1, ">h"), (0xd2, ">i"), (0xd3, ">q")])
+def test_ints_of_every_form_and_width(head, fmt):
+    # ints are built without PyLong_From* on 3.11: every digit count, sign and form must give the
+    # same int as Python's own, in a list (the inline path) and alone (the switch)
+    import struct
+    size = struct.calcsize(fmt)
+    signed = fmt[1].islower()
+    lo, hi = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if signed else (0, (1 << (8 * size)) - 1)
+    edges = {lo, hi, 0, 1, -1, 127, 128, 255, 256, 257, -128, -129, 2**30 - 1, 2**30, -2**30, -2**30 - 1,
+             2**60 - 1, 2**60, -2**60, -2**60 - 1, 2**63 - 1, -2**63}
+    for v in sorted(x for x in edges if lo <= x <= hi):
+        one = bytes([head]) + struct.pack(fmt, v)
+        for data, expect in ((one, v), (b"\x92" + one + one, [v, v]), (b"\x81\xa1k" + one, {"k": v})):
+            got = mpk.unpackb(data)
+            assert got == expect
+            item = got if isinstance(got, int) else (got[0] if isinstance(got, list) else got["k"])
+            assert type(item) is int and hash(item) == hash(v) and str(item) == str(v)
+            assert item.bit_length() == v.bit_length() and -item == -v and item * 7 + 1 == v * 7 + 1
