@@ -6,17 +6,9 @@ import {
   DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
+import { errorOf } from "./support/errorOf.js";
 
 const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
-const errorOf = (f: () => unknown): DecodeError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof DecodeError) return e;
-    throw e;
-  }
-  throw new Error("no error");
-};
 
 describe("writer", () => {
   test("numbers take the shortest int, else float 64 (float 32 on request)", () => {

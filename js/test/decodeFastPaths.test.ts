@@ -3,17 +3,9 @@
 // made to hit them, and every truncation of those values.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decode, DecodeError, Decoder, encode, ExtensionCodec } from "../src/index.js";
+import { decode, Decoder, encode, ExtensionCodec } from "../src/index.js";
+import { errorOf } from "./support/errorOf.js";
 
-const errorOf = (f: () => unknown): DecodeError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof DecodeError) return e;
-    throw e;
-  }
-  throw new Error("no error");
-};
 
 /** Bytes of an array of the given element tokens (each a hex string), and where each token starts. */
 function arrayOf(tokens: string[]): { bytes: Uint8Array; heads: number[]; headerSize: number } {
