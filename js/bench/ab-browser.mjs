@@ -7,13 +7,10 @@
 // profiler through the DevTools protocol) and the functions with the most self time are listed.
 //   cp -r js/src /tmp/mpk-src-before; <change>
 //   node js/bench/ab-browser.mjs --base=/tmp/mpk-src-before [--only=records,twitter] [--rounds=150] [--window-ms=4] [--keep] [--profile] [--js-flags=...]
-import { createServer } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { chromium } from "playwright-core";
+import { withChromiumPage } from "./chromium.mjs";
 import { loadDatasets } from "./datasets.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,27 +72,11 @@ const files = {
   "/": ["text/html", "<!doctype html><meta charset=utf-8><title>mpk ab</title><script src=/ab.js></script>"],
   "/ab.js": ["text/javascript", bundle.outputFiles[0].text],
 };
-const server = createServer((req, res) => {
-  const file = files[req.url];
-  if (!file) return res.writeHead(404).end();
-  res.writeHead(200, { "content-type": file[0] }).end(file[1]);
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const userDataDir = mkdtempSync(join(tmpdir(), "mpk-ab-chromium-"));
-const browser = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...(jsFlags ? [`--js-flags=${jsFlags}`] : [])],
-});
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0], median: s[s.length >> 1] };
 };
-try {
-  const page = await browser.newPage();
-  page.on("console", (m) => console.log(`chromium: ${m.text()}`));
-  page.on("pageerror", (e) => console.log(`chromium error: ${e.message}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+await withChromiumPage(files, { jsFlags }, async (page) => {
   for (const [name, text] of datasets) {
     await page.evaluate((t) => globalThis.abSetup(t), text);
     const samples = await page.evaluate(([r, w, k]) => globalThis.abRun(r, w, k), [rounds, windowMs, keep]);
@@ -104,11 +85,7 @@ try {
     console.log(`${name} (chromium decode, cur ${(st.cur.min * 1000).toFixed(1)} µs): ${["base", "msgpackr", "JSON"].map(ratio).join(" | ")}`);
     if (profile) await profileCur(page);
   }
-} finally {
-  await browser.close();
-  server.close();
-  rmSync(userDataDir, { recursive: true, force: true });
-}
+});
 
 async function profileCur(page) {
   const cdp = await page.context().newCDPSession(page);

@@ -1,13 +1,12 @@
 // make bench-js: the Node benchmark, then the decode benchmark in headless Chromium, then the
 // tables in bench/results/js.md. Run from the repository root after `make js-build`.
 //   node js/bench/run.mjs [--quick] [--rounds=N] [--no-browser] [--no-node] [--only=name,...]
-import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir, cpus } from "node:os";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
-import { chromium } from "playwright-core";
+import { withChromiumPage } from "./chromium.mjs";
 import { Packr, Unpackr, isNativeAccelerationEnabled } from "msgpackr";
 import { Decoder as MsgpackDecoder, Encoder as MsgpackEncoder } from "@msgpack/msgpack";
 import { decode as mpkDecode, encode as mpkEncode } from "../build/esm/index.js";
@@ -99,30 +98,11 @@ async function runBrowser() {
     "/bench.js": ["text/javascript", bundle.outputFiles[0].text],
     "/datasets.json": ["application/json", JSON.stringify(datasets)],
   };
-  const server = createServer((req, res) => {
-    const file = files[req.url];
-    if (!file) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": file[0] }).end(file[1]);
-  });
-  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  const userDataDir = mkdtempSync(join(tmpdir(), "mpk-bench-chromium-"));
-  const browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  try {
-    const page = await browser.newPage();
-    page.on("console", (m) => console.log(`chromium: ${m.text()}`));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  return withChromiumPage(files, {}, async (page, context) => {
     console.log("chromium: running");
     const rows = await page.evaluate((o) => globalThis.runBrowserBench(o), { rounds, targetMs, encodeToo: false });
-    return { rows, version: browser.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent)) };
-  } finally {
-    await browser.close();
-    server.close();
-    rmSync(userDataDir, { recursive: true, force: true });
-  }
+    return { rows, version: context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent)) };
+  });
 }
 
 function fmt(ns) {
