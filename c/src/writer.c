@@ -272,6 +272,28 @@ int mpk_flush_fd(void *ctx, const void *data, size_t len) {
  * Slow paths (Private)
  * ==============================================================================================*/
 
+/* Chunk mode with pieces listed: the listed buffer runs must move with the buffer. They are the
+ * pieces that lie in the old buffer's used bytes (a referenced body cannot: it must stay valid, the
+ * buffer did not). The new buffer is malloc'd and the old one freed only after the runs are rebased,
+ * so no pointer into freed memory is ever read or compared (a realloc followed by a rebase against
+ * the old address is what GCC 12's -Wuse-after-free rightly flags). Growth doubles, so the copy and
+ * this pass are paid once per doubling of the output; realloc would mostly copy too. */
+static uint8_t *move_listed(mpk_writer *w, size_t new_cap, size_t used) {
+    uint8_t *buf = (uint8_t *)malloc(new_cap);
+    if (!buf) return NULL;
+    const uint8_t *old = w->buf;
+    if (used) memcpy(buf, old, used);
+    for (size_t i = 0; i < w->nchunks; i++) {
+        const uint8_t *at = (const uint8_t *)w->chunks[i].data;
+        /* a run lies inside [old, old + used); compared as integers since a referenced body is
+         * another object, and relational operators between distinct objects are undefined */
+        uintptr_t off = (uintptr_t)at - (uintptr_t)old;
+        if (off < used) w->chunks[i].data = buf + off;
+    }
+    free(w->buf);
+    return buf;
+}
+
 static int grow(mpk_writer *w, size_t n) {
     /* no object may exceed PTRDIFF_MAX bytes (pointer differences must stay defined) */
     const size_t limit = (size_t)PTRDIFF_MAX;
@@ -285,7 +307,6 @@ static int grow(mpk_writer *w, size_t n) {
     size_t new_cap = cap > limit / 2 ? limit : cap * 2;
     if (new_cap < want) new_cap = want;
     if (new_cap < DEFAULT_GROWABLE_CAP) new_cap = DEFAULT_GROWABLE_CAP;
-    const uintptr_t old = (uintptr_t)w->buf;
     if (w->mode == MODE_ALLOC) {
         /* The caller's memory: grown by its callback, and no madvise, since the writer does not
          * know what else shares those pages (a Python bytes object's header, another mapping). */
@@ -302,17 +323,11 @@ static int grow(mpk_writer *w, size_t n) {
         w->end = w->cap_end = buf + new_cap;
         return 1;
     }
-    uint8_t *buf = (uint8_t *)realloc(w->buf, new_cap);
+    uint8_t *buf = w->mode == MODE_CHUNKS && w->nchunks ? move_listed(w, new_cap, used)
+                                                        : (uint8_t *)realloc(w->buf, new_cap);
     if (!buf) {
         mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
         return 0;
-    }
-    /* Chunk mode: the listed buffer runs move with the buffer. They are the pieces that lay in the
-     * old buffer's used bytes; a referenced body cannot (it must stay valid, the buffer did not).
-     * Growth doubles, so this pass is paid once per doubling of the output. */
-    for (size_t i = 0; i < w->nchunks; i++) {
-        uintptr_t at = (uintptr_t)w->chunks[i].data;
-        if (at - old < used) w->chunks[i].data = buf + (at - old);
     }
     w->buf = buf;
     w->pos = buf + used;
