@@ -151,7 +151,12 @@ bin:
 ext:
     if (n > s->limits.ext) return fail(s, MPK_ERR_LENGTH_LIMIT, at);
     t->payload = n;
-    if ((int8_t)h[mpk__head_size(b) - 1] == -1) t->check = CHECK_TIMESTAMP;
+    if ((int8_t)h[mpk__head_size(b) - 1] == -1) {
+        /* A timestamp's length is proven wrong by the head alone: say so now, not after gathering
+         * a body of up to 4 GiB that can only be rejected (spec/README.md, Streaming errors). */
+        if (n != 4 && n != 8 && n != 12) return fail(s, MPK_ERR_INVALID_TIMESTAMP, at);
+        t->check = CHECK_TIMESTAMP;
+    }
     return 1;
 array:
     if (n > s->limits.array) return fail(s, MPK_ERR_LENGTH_LIMIT, at);

@@ -1,5 +1,6 @@
 /* test_stream.c — many values across arbitrary chunkings, zero-copy inside a chunk, one bounded
  * buffer across boundaries, errors as bytes arrive, truncation at the end, feed misuse. */
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -150,6 +151,87 @@ static void test_errors(void) {
     mpk_stream_destroy(&s);
 }
 
+/* Feeds `n` bytes as two chunks split at `k` (one byte at a time when k == SIZE_MAX), through
+ * mpk_stream_next or mpk_stream_next_doc, never calling mpk_stream_end; returns the stream's error
+ * and counts the values taken. */
+static mpk_error feed_split(const uint8_t *bytes, size_t n, size_t k, int via_doc, int *values) {
+    mpk_stream s;
+    mpk_doc d;
+    mpk_stream_init(&s);
+    mpk_doc_init(&d);
+    *values = 0;
+    size_t pos = 0;
+    for (int chunk = 0; pos < n && mpk_stream_error(&s).kind == MPK_OK; chunk++) {
+        size_t len = k == SIZE_MAX ? 1 : chunk == 0 ? k : n - pos;
+        mpk_stream_feed(&s, bytes + pos, len);
+        pos += len;
+        int r;
+        const uint8_t *v;
+        size_t vlen;
+        const mpk_node *root;
+        while ((r = via_doc ? mpk_stream_next_doc(&s, &d, &root) : mpk_stream_next(&s, &v, &vlen)) == 1) (*values)++;
+    }
+    mpk_error e = mpk_stream_error(&s);
+    mpk_doc_destroy(&d);
+    mpk_stream_destroy(&s);
+    return e;
+}
+
+/* An ext -1 whose length no timestamp has (4, 8 and 12 are the only ones) is invalid_timestamp at
+ * its head as soon as the head is complete: the stream does not wait for (nor buffer) a body that
+ * can only be rejected. The inputs below stop right after the head, so a stream that waited for
+ * the payload would report nothing. Checked at every chunk split, one byte at a time, and through
+ * both ways of taking values; the values before it are delivered. */
+static void test_timestamp_length_at_head(void) {
+    static const struct { const char *hex; size_t at; int values; } cases[] = {
+        {"c9 ff ff ff ff ff", 0, 0},          /* ext 32, 2^32-1 bytes declared */
+        {"c7 05 ff", 0, 0},                   /* ext 8, 5 bytes */
+        {"c7 00 ff", 0, 0},                   /* ext 8, 0 bytes: no payload at all */
+        {"c8 00 03 ff", 0, 0},                /* ext 16, 3 bytes */
+        {"d4 ff", 0, 0},                      /* fixext 1 */
+        {"d5 ff", 0, 0},                      /* fixext 2 */
+        {"d8 ff", 0, 0},                      /* fixext 16 */
+        {"01 a1 61 c9 00 01 00 00 ff", 3, 2}, /* after two whole values */
+        {"92 c0 c7 0d ff", 2, 0},             /* inside an array */
+        {"81 a1 6b c9 7f ff ff ff ff", 3, 0}, /* a map's value */
+    };
+    uint8_t buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = hex_decode(cases[i].hex, buf);
+        for (int via_doc = 0; via_doc < 2; via_doc++)
+            for (size_t k = 0; k <= n + 1; k++) {
+                size_t split = k == n + 1 ? SIZE_MAX : k;
+                int values;
+                mpk_error e = feed_split(buf, n, split, via_doc, &values);
+                CHECK_MSG(e.kind == MPK_ERR_INVALID_TIMESTAMP && e.offset == cases[i].at && values == cases[i].values,
+                          "%s split %zu doc %d: %s at %zu after %d values", cases[i].hex, k, via_doc,
+                          mpk_error_name(e.kind), e.offset, values);
+            }
+    }
+    /* the lengths a timestamp has still wait for their payload, and are checked when it is there */
+    static const char *const waiting[] = {"d6 ff", "d7 ff 00", "c7 0c ff 00 00", "c8 00 04 ff", "c9 00 00 00 08 ff"};
+    for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++) {
+        size_t n = hex_decode(waiting[i], buf);
+        for (size_t k = 0; k <= n; k++) {
+            int values;
+            mpk_error e = feed_split(buf, n, k, 0, &values);
+            CHECK_MSG(e.kind == MPK_OK && values == 0, "%s split %zu: %s", waiting[i], k, mpk_error_name(e.kind));
+        }
+    }
+    /* a length limit below the declared length still wins: it is checked first, at the same head */
+    size_t n = hex_decode("c7 05 ff", buf);
+    mpk_stream s;
+    mpk_stream_init(&s);
+    mpk_limits lim = mpk_limits_default();
+    lim.ext = 4;
+    mpk_stream_set_limits(&s, &lim);
+    mpk_stream_feed(&s, buf, n);
+    const uint8_t *v;
+    size_t vlen;
+    CHECK(mpk_stream_next(&s, &v, &vlen) == -1 && mpk_stream_error(&s).kind == MPK_ERR_LENGTH_LIMIT);
+    mpk_stream_destroy(&s);
+}
+
 /* A big bin crossing many chunks is copied once: the buffer ends up exactly the value's size
  * rounded to a power of two, and the bytes are right. */
 static void test_big_payload(void) {
@@ -183,5 +265,6 @@ int main(void) {
     test_random_chunkings();
     test_errors();
     test_big_payload();
+    test_timestamp_length_at_head();
     return check_report("test_stream");
 }

@@ -7,7 +7,8 @@
  * plus a stack bounded by the depth limit; lower limits.str/bin/ext for an untrusted peer.
  *
  * Errors (invalid_byte, length_limit, depth_limit, invalid_timestamp, invalid_utf8) are reported as
- * soon as the bytes that show them arrive; truncation only by mpk_stream_end(). Offsets count from
+ * soon as the bytes that prove them arrive (an ext -1 of a length other than 4, 8 or 12 at its
+ * complete head, before its payload); truncation only by mpk_stream_end(). Offsets count from
  * the first byte ever fed. Errors are sticky. Do not copy an initialised mpk_stream by value. */
 #ifndef MPK_STREAM_H
 #define MPK_STREAM_H
