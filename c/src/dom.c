@@ -318,25 +318,26 @@ const mpk_node *mpk_node_at(const mpk_node *array, uint32_t i) {
 
 const mpk_node *mpk_node_map_get(const mpk_node *map, const char *key, size_t len) {
     if (!map || map->type != MPK_MAP) return NULL;
-    const mpk_node *k = map + 1;
+    /* duplicate keys: the last pair wins, as in every implementation (spec/README.md, Maps) */
+    const mpk_node *k = map + 1, *found = NULL;
     for (uint32_t i = 0; i < map->len; i++) {
         const mpk_node *v = mpk_node_next(k);
         if (k->type == MPK_STR && k->len == len && (len == 0 || memcmp(k->v.data, key, len) == 0))
-            return v;
+            found = v;
         k = mpk_node_next(v);
     }
-    return NULL;
+    return found;
 }
 
 const mpk_node *mpk_node_map_find(const mpk_node *map, const mpk_node *key) {
     if (!map || !key || map->type != MPK_MAP) return NULL;
-    const mpk_node *k = map + 1;
+    const mpk_node *k = map + 1, *found = NULL;
     for (uint32_t i = 0; i < map->len; i++) {
         const mpk_node *v = mpk_node_next(k);
-        if (mpk_node_equal(k, key)) return v;
+        if (mpk_node_equal(k, key)) found = v; /* the last equal key wins, as in mpk_node_map_get */
         k = mpk_node_next(v);
     }
-    return NULL;
+    return found;
 }
 
 /* One node against another, ignoring what they contain. */

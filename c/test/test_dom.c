@@ -196,7 +196,42 @@ static void test_json(void) {
     mpk_doc_destroy(&d);
 }
 
+/* A map holding a key more than once: lookups give the LAST pair's value, as JS, Python and Go do
+ * (spec/README.md, Maps with duplicate keys). */
+static void test_duplicate_keys(void) {
+    unsigned char buf[128];
+    /* {"a": 1, [1, 2]: "p", "b": 7, "a": [2], 5: "x", [1, 2]: "q", 5: "y", "a": 3} */
+    size_t n = hex_decode("88 a161 01 920102 a170 a162 07 a161 9102 05 a178 920102 a171 05 a179 a161 03", buf);
+    mpk_doc d;
+    mpk_doc_init(&d);
+    const mpk_node *root = mpk_doc_parse(&d, buf, n);
+    CHECK(root && root->len == 8);
+    const mpk_node *a = mpk_node_map_get(root, "a", 1);
+    CHECK(a && a->type == MPK_UINT && a->v.u == 3);
+    const mpk_node *b = mpk_node_map_get(root, "b", 1);
+    CHECK(b && b->v.u == 7); /* a key seen once is still found */
+    mpk_node five = {MPK_UINT, 0, 0, 0, {0}};
+    five.v.u = 5;
+    const mpk_node *y = mpk_node_map_find(root, &five);
+    CHECK(y && y->type == MPK_STR && y->len == 1 && y->v.data[0] == 'y');
+    /* a container key, deep-equal to the second one */
+    const mpk_node *arr_key = mpk_node_next(mpk_node_next(mpk_node_first(root))); /* 2nd key */
+    CHECK(arr_key && arr_key->type == MPK_ARRAY && arr_key->len == 2);
+    const mpk_node *q = arr_key ? mpk_node_map_find(root, arr_key) : NULL;
+    CHECK(q && q->type == MPK_STR && q->v.data[0] == 'q');
+    mpk_doc_destroy(&d);
+
+    /* the same from JSON text, whose duplicates are kept too */
+    mpk_doc_init(&d);
+    const char *json = "{\"k\": 1, \"k\": \"two\"}";
+    root = mpk_doc_parse_json(&d, json, strlen(json));
+    const mpk_node *k = root ? mpk_node_map_get(root, "k", 1) : NULL;
+    CHECK(root && root->len == 2 && k && k->type == MPK_STR && k->len == 3);
+    mpk_doc_destroy(&d);
+}
+
 int main(void) {
+    test_duplicate_keys();
     test_tree();
     test_copy_and_reuse();
     test_errors_and_bounds();

@@ -89,9 +89,10 @@ MPK__INLINE const mpk_node *mpk_node_next(const mpk_node *n) {
 MPK__INLINE const mpk_node *mpk_node_first(const mpk_node *n) { return n->len ? n + 1 : NULL; }
 /** Element `i` of an array (walks i siblings), NULL when out of range. */
 const mpk_node *mpk_node_at(const mpk_node *array, uint32_t i);
-/** The value of the first pair whose key is the str `key` (len bytes); NULL if none or not a map. */
+/** The value of the pair whose key is the str `key` (len bytes); NULL if none or not a map. With
+ *  duplicate keys, the LAST such pair's value (as every mpk implementation; spec/README.md). */
 const mpk_node *mpk_node_map_get(const mpk_node *map, const char *key, size_t len);
-/** The value of the first pair whose key is deep-equal to `key`; NULL if none. */
+/** The value of the last pair whose key is deep-equal to `key` (mpk_node_equal); NULL if none. */
 const mpk_node *mpk_node_map_find(const mpk_node *map, const mpk_node *key);
 /** Deep equality: same type and value; floats by bits except that every NaN equals every NaN
  *  (so -0.0 != 0.0); float32 never equals float64, nor an int a float; maps pair by pair in order.
