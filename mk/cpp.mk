@@ -1,6 +1,6 @@
 # cpp/ — typed MessagePack for C++17 on libmpk (header-only; CMake). Build output stays in cpp/build/.
 SUITES += cpp cpp-asan
-# DRIVERS += cpp (added with the driver)
+DRIVERS += cpp
 APT_PACKAGES += cmake g++ make libgtest-dev
 CPP_BUILD := cpp/build
 

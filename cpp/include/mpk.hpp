@@ -17,7 +17,9 @@
 #include "mpk/decoder.hpp"
 #include "mpk/describe.hpp"
 #include "mpk/error.hpp"
+#include "mpk/stream.hpp"
 #include "mpk/types.hpp"
+#include "mpk/value.hpp"
 #include "mpk/writer.hpp"
 
 #endif

@@ -70,6 +70,11 @@ public:
     template <class T>
     writer &write(const T &v);
 
+    /// Heads for values built by hand: an array of n elements or a map of n pairs follows.
+    writer &array(std::uint32_t n) noexcept { mpk_write_array(w_, n); return *this; }
+    writer &map(std::uint32_t n) noexcept { mpk_write_map(w_, n); return *this; }
+    writer &nil() noexcept { mpk_write_nil(w_); return *this; }
+
     /// Ends the output (flush mode sends what is buffered); the first error, if any.
     result<void> finish();
     /// The first error (kind errc::ok while fine), with the path for a value error.
