@@ -99,7 +99,7 @@ template <>
 struct codec<bool> {
     static void encode(writer &w, bool v) { mpk_write_bool(w.c(), v); }
     static bool decode(decoder &d, bool &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type == MPK_BOOL) {
@@ -118,7 +118,7 @@ struct codec<I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, boo
         else mpk_write_uint(w.c(), static_cast<std::uint64_t>(v));
     }
     static bool decode(decoder &d, I &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type == MPK_UINT) {
@@ -177,7 +177,7 @@ template <>
 struct codec<float> {
     static void encode(writer &w, float v) { mpk_write_float32(w.c(), v); }
     static bool decode(decoder &d, float &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         switch (t.type) {
@@ -202,7 +202,7 @@ template <>
 struct codec<double> {
     static void encode(writer &w, double v) { mpk_write_float64(w.c(), v); }
     static bool decode(decoder &d, double &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         switch (t.type) {
@@ -225,7 +225,7 @@ inline void write_str(writer &w, std::string_view s) {
     mpk_write_str(w.c(), s.data(), s.size());
 }
 inline bool read_str(decoder &d, std::string_view &s, const char *wanted) {
-    std::size_t at;
+    std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
     if (t.type != MPK_STR) return d.type_error(at, describe_tag(t), wanted);
@@ -237,7 +237,7 @@ inline void write_bin(writer &w, const void *p, std::size_t n) {
     mpk_write_bin(w.c(), p, n);
 }
 inline bool read_bin(decoder &d, bytes_view &b, const char *wanted) {
-    std::size_t at;
+    std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
     if (t.type != MPK_BIN) return d.type_error(at, describe_tag(t), wanted);
@@ -270,6 +270,16 @@ struct codec<const char *> {
     static void encode(writer &w, const char *v) {
         if (v) detail::write_str(w, v);
         else mpk_write_nil(w.c());
+    }
+};
+
+/// Encode only: a char array as the str of its characters up to the first NUL (a string literal).
+template <std::size_t N>
+struct codec<char[N]> {
+    static void encode(writer &w, const char (&v)[N]) {
+        std::size_t n = 0;
+        while (n < N && v[n]) n++;
+        detail::write_str(w, std::string_view(v, n));
     }
 };
 
@@ -318,8 +328,8 @@ inline bool read_array(decoder &d, std::uint32_t &n, std::size_t &at, std::strin
     return true;
 }
 inline bool read_array_of(decoder &d, std::uint32_t want, std::string_view wanted) {
-    std::uint32_t n;
-    std::size_t at;
+    std::uint32_t n = 0;
+    std::size_t at = 0;
     if (!read_array(d, n, at, wanted)) return false;
     if (n != want) return d.type_error(at, "array of " + std::to_string(n), wanted);
     return true;
@@ -337,8 +347,8 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
         }
     }
     static bool decode(decoder &d, std::vector<T, A> &v) {
-        std::uint32_t n;
-        std::size_t at;
+        std::uint32_t n = 0;
+        std::size_t at = 0;
         if (!detail::read_array(d, n, at, "std::vector")) return false;
         v.clear();
         v.reserve(detail::reserve_hint<T>(n));
@@ -393,7 +403,7 @@ struct map_codec {
         }
     }
     static bool decode(decoder &d, M &m) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!tag_header(d, t, at)) return false;
         if (t.type != MPK_MAP) return d.type_error(at, describe_tag(t), "map");
@@ -520,7 +530,7 @@ struct codec<timestamp> {
         mpk_write_timestamp(w.c(), v.sec, v.nsec);
     }
     static bool decode(decoder &d, timestamp &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type != MPK_TIMESTAMP) return d.type_error(at, describe_tag(t), "mpk::timestamp");
@@ -539,7 +549,7 @@ struct codec<ext> {
         mpk_write_ext(w.c(), v.type, v.data.data(), v.data.size());
     }
     static bool decode(decoder &d, ext &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type == MPK_EXT) v.type = t.ext_type;

@@ -137,7 +137,7 @@ struct struct_codec {
     }
 
     static bool decode(decoder &d, T &v) {
-        std::size_t at;
+        std::size_t at = 0;
         mpk_tag tag;
         if (!tag_header(d, tag, at)) return false;
         Tie t = F::tie(v);

@@ -122,7 +122,10 @@ constexpr std::string_view type_name() noexcept {
     if (start == std::string_view::npos) return "?";
     start += 4;
     std::size_t stop = f.find_first_of(";]", start);
-    return f.substr(start, stop - start);
+    std::string_view name = f.substr(start, stop - start);
+    for (std::string_view anon : {std::string_view("{anonymous}::"), std::string_view("(anonymous namespace)::")})
+        if (name.substr(0, anon.size()) == anon) name.remove_prefix(anon.size());
+    return name;
 #else
     return "?";
 #endif

@@ -31,8 +31,10 @@ public:
     void index(std::size_t i) { segs_.push_back("[" + std::to_string(i) + "]"); }
     void key(std::string_view k) { push("[", k, "]"); }
     void clear() { segs_.clear(); }
-    /// root + segments; a leading "." is dropped when there is no root.
+    /// root + segments ("Test4.test3"); empty when there are no segments (the error is at the
+    /// top-level value itself); a leading "." is dropped when there is no root.
     std::string str(std::string_view root) const {
+        if (segs_.empty()) return {};
         std::string s(root);
         for (auto it = segs_.rbegin(); it != segs_.rend(); ++it) s += *it;
         if (root.empty() && !s.empty() && s[0] == '.') s.erase(0, 1);
