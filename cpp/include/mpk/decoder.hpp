@@ -1,0 +1,122 @@
+// mpk/decoder.hpp — mpk::decoder: the core's pull reader (mpk_reader) with typed-decode state.
+//
+// Codecs read tags from it and report errors through it. The core does every format check
+// (limits, depth, declared lengths against the bytes present, in the spec's order, with its
+// offsets); the decoder adds errc::type for a value that does not fit the target type, and the
+// path to the failing field. Errors are sticky: after the first, every read fails.
+#ifndef MPK_CPP_DECODER_HPP
+#define MPK_CPP_DECODER_HPP
+
+#include "error.hpp"
+#include "types.hpp"
+#include "writer.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace mpk {
+
+class decoder {
+public:
+    decoder(bytes_view input, const options &opts = options{}) noexcept;
+    decoder(const decoder &) = delete;
+    decoder &operator=(const decoder &) = delete;
+    ~decoder() { mpk_reader_destroy(&r_); }
+
+    /// Reads the next tag; false on error (the error is kept).
+    bool next(mpk_tag &t) noexcept { return mpk_reader_next(&r_, &t) != 0; }
+    /// Skips one whole value without building anything (no recursion).
+    bool skip() noexcept { return mpk_reader_skip(&r_) != 0; }
+    /// The next head byte, without consuming it; -1 at the end of the input or after an error.
+    int peek() const noexcept { return r_.pos < r_.end ? *r_.pos : -1; }
+    /// Byte offset of the next token.
+    std::size_t offset() const noexcept { return mpk_reader_offset(&r_); }
+    /// True when the whole input was read and no value is open.
+    bool at_end() const noexcept { return r_.pos >= r_.end && r_.depth == 0; }
+    /// Open containers around the next token.
+    std::uint32_t depth() const noexcept { return mpk_reader_depth(&r_); }
+    const options &opts() const noexcept { return opts_; }
+    bool failed() const noexcept { return r_.error.kind != MPK_OK; }
+    /// The input (views point into it).
+    const std::uint8_t *input() const noexcept { return r_.start; }
+
+    /// Reports a value that does not fit its target (errc::type at `offset`, its head byte) and
+    /// returns false. `found` names what was there ("str", "int 300"), `wanted` the C++ type.
+    bool type_error(std::size_t offset, std::string found, std::string_view wanted);
+    /// Reports any kind at `offset` with a detail text; returns false.
+    bool fail(errc kind, std::size_t offset, std::string detail);
+
+    /// Path segments added by codecs while an error unwinds; they return false after adding.
+    bool in_field(std::string_view name) { path_.field(name); return false; }
+    bool in_index(std::size_t i) { path_.index(i); return false; }
+    bool in_key(std::string_view k) { path_.key(k); return false; }
+
+    /// The error so far (kind errc::ok while fine), its path rooted at `root`.
+    error_info error(std::string_view root = {}) const;
+    /// Ends one-shot decoding: trailing bytes or an unclosed container are errors.
+    bool finish() noexcept { return mpk_reader_finish(&r_).kind == MPK_OK; }
+    /// Clears a typed error's path and detail (between messages of mpk::reader).
+    void clear_path() { path_.clear(); }
+
+    mpk_reader *c() noexcept { return &r_; }
+
+private:
+    mpk_reader r_;
+    options opts_;
+    std::string detail_;
+    detail::path_builder path_;
+};
+
+/// What a tag holds, for error details: "str", "int -3", "array of 2".
+std::string describe_tag(const mpk_tag &t);
+
+// ---------------------------------------------------------------------------------------------
+// Inline bodies
+// ---------------------------------------------------------------------------------------------
+
+inline decoder::decoder(bytes_view input, const options &opts) noexcept : opts_(opts) {
+    mpk_reader_init(&r_, input.data(), input.size());
+    mpk_reader_set_limits(&r_, &opts_.limits);
+    mpk_reader_set_flags(&r_, opts_.strict_utf8 ? unsigned{MPK_FLAG_STRICT_UTF8} : 0u);
+}
+
+inline bool decoder::type_error(std::size_t offset, std::string found, std::string_view wanted) {
+    std::string d = std::move(found);
+    d += " does not fit ";
+    d += wanted;
+    return fail(errc::type, offset, std::move(d));
+}
+
+inline bool decoder::fail(errc kind, std::size_t offset, std::string detail) {
+    if (r_.error.kind == MPK_OK) {
+        detail_ = std::move(detail);
+        path_.clear();
+    }
+    mpk_reader_flag_error(&r_, static_cast<mpk_error_kind>(kind), offset);
+    return false;
+}
+
+inline error_info decoder::error(std::string_view root) const {
+    error_info e;
+    e.kind = static_cast<errc>(r_.error.kind);
+    if (e.kind == errc::ok) return e;
+    e.offset = r_.error.offset;
+    e.path = path_.str(root);
+    e.detail = detail_;
+    return e;
+}
+
+inline std::string describe_tag(const mpk_tag &t) {
+    switch (t.type) {
+    case MPK_UINT: return "int " + std::to_string(t.v.u);
+    case MPK_INT: return "int " + std::to_string(t.v.i);
+    case MPK_ARRAY: return "array of " + std::to_string(t.len);
+    case MPK_MAP: return "map of " + std::to_string(t.len);
+    case MPK_EXT: return "ext " + std::to_string(t.ext_type);
+    default: return mpk_type_name(t.type);
+    }
+}
+
+} // namespace mpk
+
+#endif

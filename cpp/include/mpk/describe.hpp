@@ -1,0 +1,240 @@
+// mpk/describe.hpp — describing your structs: field lists in code, no IDL, no generator.
+//
+//     struct Test1 {
+//         unsigned a = 1, b = 2;
+//         MPK_FIELDS(a, b)                 // written as the array [a, b]
+//     };
+//     struct Config {
+//         std::string host; int port = 80;
+//         MPK_FIELDS_MAP(host, port)       // written as the map {"host": ..., "port": ...}
+//     };
+//     namespace app { struct Point { int x, y; }; MPK_DESCRIBE(Point, x, y) }  // non-intrusive,
+//                                         // in the type's own namespace (found by ADL)
+//
+// Up to 64 fields; the listed members must be public for the non-intrusive forms. Decoding is
+// forward compatible: array form — missing trailing fields keep their values (the defaults of a
+// fresh object), extra trailing elements are skipped; map form — keys may come in any order,
+// unknown keys (and keys that are not str) are skipped with their values, missing fields keep
+// their values, a repeated key is decoded again (the last one wins). options::require_fields
+// makes a missing field errc::type.
+#ifndef MPK_CPP_DESCRIBE_HPP
+#define MPK_CPP_DESCRIBE_HPP
+
+#include "codec.hpp"
+#include "foreach.hpp"
+
+#include <array>
+#include <bitset>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+namespace mpk {
+
+/// How a described struct is written: as an array of its fields in order, or as a map keyed by
+/// the field names.
+enum class layout { array, map };
+
+template <class T>
+struct tag_t {};
+
+#define MPK__NAME(X, f) std::string_view(#f)
+#define MPK__MEMBER(obj, f) obj.f
+
+/// Inside a struct: its fields, written as an array in this order.
+#define MPK_FIELDS(...) MPK__FIELDS(::mpk::layout::array, __VA_ARGS__)
+/// Inside a struct: its fields, written as a map keyed by the field names.
+#define MPK_FIELDS_MAP(...) MPK__FIELDS(::mpk::layout::map, __VA_ARGS__)
+
+#define MPK__FIELDS(LAYOUT, ...)                                                                   \
+    auto mpk_tie() noexcept { return std::tie(__VA_ARGS__); }                                     \
+    auto mpk_tie() const noexcept { return std::tie(__VA_ARGS__); }                               \
+    static constexpr ::mpk::layout mpk_layout() noexcept { return LAYOUT; }                       \
+    static constexpr std::array<std::string_view, MPK__NARGS(__VA_ARGS__)> mpk_names() noexcept { \
+        return {{MPK__FOR_EACH(MPK__NAME, _, __VA_ARGS__)}};                                      \
+    }
+
+/// At namespace scope, in TYPE's namespace: TYPE's public fields, written as an array.
+#define MPK_DESCRIBE(TYPE, ...) MPK__DESCRIBE(TYPE, ::mpk::layout::array, __VA_ARGS__)
+/// At namespace scope, in TYPE's namespace: TYPE's public fields, written as a map.
+#define MPK_DESCRIBE_MAP(TYPE, ...) MPK__DESCRIBE(TYPE, ::mpk::layout::map, __VA_ARGS__)
+
+#define MPK__DESCRIBE(TYPE, LAYOUT, ...)                                                           \
+    [[maybe_unused]] inline auto mpk_tie(TYPE &mpk__v) noexcept {                                  \
+        return std::tie(MPK__FOR_EACH(MPK__MEMBER, mpk__v, __VA_ARGS__));                          \
+    }                                                                                              \
+    [[maybe_unused]] inline auto mpk_tie(const TYPE &mpk__v) noexcept {                            \
+        return std::tie(MPK__FOR_EACH(MPK__MEMBER, mpk__v, __VA_ARGS__));                          \
+    }                                                                                              \
+    [[maybe_unused]] constexpr ::mpk::layout mpk_layout(::mpk::tag_t<TYPE>) noexcept { return LAYOUT; } \
+    [[maybe_unused]] constexpr std::array<std::string_view, MPK__NARGS(__VA_ARGS__)> mpk_names(   \
+        ::mpk::tag_t<TYPE>) noexcept {                                                             \
+        return {{MPK__FOR_EACH(MPK__NAME, _, __VA_ARGS__)}};                                       \
+    }
+
+namespace detail {
+
+template <class T, class = void>
+struct intrusive : std::false_type {};
+template <class T>
+struct intrusive<T, std::void_t<decltype(std::declval<T &>().mpk_tie()), decltype(T::mpk_names())>>
+    : std::true_type {};
+
+template <class T, class = void>
+struct adl_described : std::false_type {};
+template <class T>
+struct adl_described<T, std::void_t<decltype(mpk_tie(std::declval<T &>())),
+                                    decltype(mpk_names(::mpk::tag_t<T>{}))>> : std::true_type {};
+
+} // namespace detail
+
+/// True for a type described by MPK_FIELDS(_MAP) or MPK_DESCRIBE(_MAP).
+template <class T>
+inline constexpr bool is_described_v = detail::intrusive<T>::value || detail::adl_described<T>::value;
+
+namespace detail {
+
+/// Uniform access to a described type's fields.
+template <class T>
+struct fields {
+    static auto tie(T &v) noexcept {
+        if constexpr (intrusive<T>::value) return v.mpk_tie();
+        else return mpk_tie(v);
+    }
+    static auto tie(const T &v) noexcept {
+        if constexpr (intrusive<T>::value) return v.mpk_tie();
+        else return mpk_tie(v);
+    }
+    static constexpr auto names() noexcept {
+        if constexpr (intrusive<T>::value) return T::mpk_names();
+        else return mpk_names(tag_t<T>{});
+    }
+    static constexpr layout form() noexcept {
+        if constexpr (intrusive<T>::value) return T::mpk_layout();
+        else return mpk_layout(tag_t<T>{});
+    }
+    static constexpr std::size_t count = std::tuple_size_v<decltype(names())>;
+};
+
+template <class Tie, std::size_t I>
+using field_t = std::decay_t<std::tuple_element_t<I, Tie>>;
+
+template <class T>
+struct struct_codec {
+    using F = fields<T>;
+    static constexpr std::size_t N = F::count;
+    using Tie = decltype(F::tie(std::declval<T &>()));
+
+    static void encode(writer &w, const T &v) {
+        auto t = F::tie(v);
+        if constexpr (F::form() == layout::array) {
+            mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
+            encode_fields(w, t, std::make_index_sequence<N>{});
+        } else {
+            mpk_write_map(w.c(), static_cast<std::uint32_t>(N));
+            encode_fields(w, t, std::make_index_sequence<N>{});
+        }
+    }
+
+    static bool decode(decoder &d, T &v) {
+        std::size_t at = 0;
+        mpk_tag tag;
+        if (!tag_header(d, tag, at)) return false;
+        Tie t = F::tie(v);
+        if constexpr (F::form() == layout::array) {
+            if (tag.type != MPK_ARRAY) return d.type_error(at, describe_tag(tag), type_name<T>());
+            std::uint32_t n = tag.len;
+            if (n < N && d.opts().require_fields) {
+                d.type_error(at, describe_tag(tag), std::string(type_name<T>()) + " of " + std::to_string(N) + " fields");
+                return d.in_field(F::names()[n]);
+            }
+            if (!decode_prefix(d, t, n, std::make_index_sequence<N>{})) return false;
+            for (std::uint32_t i = N; i < n; i++)
+                if (!d.skip()) return false;
+            return true;
+        } else {
+            if (tag.type != MPK_MAP) return d.type_error(at, describe_tag(tag), type_name<T>());
+            return decode_map(d, t, tag.len, at);
+        }
+    }
+
+private:
+    template <std::size_t... I>
+    static void encode_fields(writer &w, const decltype(F::tie(std::declval<const T &>())) &t,
+                              std::index_sequence<I...>) {
+        (void)((encode_field<I>(w, std::get<I>(t))) && ...);
+    }
+    template <std::size_t I, class V>
+    static bool encode_field(writer &w, const V &value) {
+        constexpr std::string_view name = F::names()[I];
+        if constexpr (F::form() == layout::map) mpk_write_str(w.c(), name.data(), name.size());
+        codec<std::decay_t<V>>::encode(w, value);
+        if (w.unwinding()) {
+            w.path().field(name);
+            return false;
+        }
+        return true;
+    }
+
+    template <std::size_t... I>
+    static bool decode_prefix(decoder &d, Tie &t, std::uint32_t n, std::index_sequence<I...>) {
+        return ((I >= n || codec<field_t<Tie, I>>::decode(d, std::get<I>(t)) || d.in_field(F::names()[I])) && ...);
+    }
+
+    template <std::size_t... I>
+    static bool decode_index(decoder &d, Tie &t, std::size_t index, std::index_sequence<I...>) {
+        bool ok = false;
+        (void)((index == I ? (ok = codec<field_t<Tie, I>>::decode(d, std::get<I>(t)) || d.in_field(F::names()[I]), true)
+                           : false) || ...);
+        return ok;
+    }
+
+    /// The field named `key`, or N. Fields usually come in order, so the search starts at `hint`.
+    static std::size_t find(std::string_view key, std::size_t hint) noexcept {
+        constexpr auto names = F::names();
+        for (std::size_t k = 0; k < N; k++) {
+            std::size_t i = hint + k < N ? hint + k : hint + k - N;
+            if (names[i] == key) return i;
+        }
+        return N;
+    }
+
+    static bool decode_map(decoder &d, Tie &t, std::uint32_t pairs, std::size_t at) {
+        std::bitset<N> seen;
+        std::size_t hint = 0;
+        for (std::uint32_t p = 0; p < pairs; p++) {
+            int head = d.peek();
+            bool is_str = (head >= 0xa0 && head <= 0xbf) || (head >= 0xd9 && head <= 0xdb);
+            if (!is_str) { // a key that is not a str names no field: skip it and its value
+                if (!d.skip() || !d.skip()) return false;
+                continue;
+            }
+            mpk_tag k;
+            if (!d.next(k)) return false;
+            std::size_t i = find(std::string_view(reinterpret_cast<const char *>(k.data), k.len), hint);
+            if (i == N) {
+                if (!d.skip()) return false;
+                continue;
+            }
+            if (!decode_index(d, t, i, std::make_index_sequence<N>{})) return false;
+            seen.set(i);
+            hint = i + 1 < N ? i + 1 : 0;
+        }
+        if (d.opts().require_fields && !seen.all()) {
+            std::size_t missing = 0;
+            while (seen.test(missing)) missing++;
+            d.fail(errc::type, at, "missing field of " + std::string(type_name<T>()));
+            return d.in_field(F::names()[missing]);
+        }
+        return true;
+    }
+};
+
+} // namespace detail
+
+template <class T>
+struct codec<T, std::enable_if_t<is_described_v<T>>> : detail::struct_codec<T> {};
+
+} // namespace mpk
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds cpp/ in BUILD_DIR with the given CMake options, runs every GoogleTest program (C++17 and
+# C++20 builds) and the example checks, and prints "NAME: N passed, M failed" for tools/suite.py.
+#   cpp/test/run.sh NAME BUILD_DIR [cmake options...]
+set -u
+name=$1 build=$2
+shift 2
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$build"
+cmake -S "$here" -B "$build" "$@" >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; echo "$name: 0 passed, 1 failed"; exit 1; }
+cmake --build "$build" -j2 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^-- |^gmake|^make' || true
+if [ "${PIPESTATUS[0]}" != 0 ]; then echo "$name: 0 passed, 1 failed"; exit 1; fi
+passed=0 failed=0 status=0
+cd "$here/.."   # tests read spec/vectors from the repository root
+for t in "$build"/test/mpk_cpp_test* ; do
+  [ -x "$t" ] || continue
+  out=$("$t" --gtest_brief=1 2>&1); rc=$?
+  echo "$out" | grep -v '^\[==========\]\|^\[  PASSED  \]\|^Running main' | tail -n 40
+  p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p')
+  f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\?, listed below.*/\1/p')
+  p=${p:-0} f=${f:-0}
+  if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  [ $rc != 0 ] && status=1
+  echo "$(basename "$t"): $p passed, $f failed" | sed 's/: /  /'
+  passed=$((passed + p)); failed=$((failed + f))
+done
+for t in "$build"/examples/*.check ; do
+  [ -f "$t" ] || continue
+  if bash "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t" .check)"; fi
+done
+echo "$name: $passed passed, $failed failed"
+exit $status
