@@ -59,13 +59,14 @@ void rb_mpk_raise_decode(mpk_error_kind kind, unsigned long long offset) {
 void rb_mpk_uopts_init(rb_mpk_uopts *o) {
     memset(o, 0, sizeof *o);
     o->limits = mpk_limits_default();
-    o->pairs = 0;
+    o->pairs_class = Qnil;
     o->f32_class = Qnil;
     o->ext_types = Qnil;
 }
 
 void rb_mpk_uopts_mark(rb_mpk_uopts *o) {
     rb_gc_mark(o->f32_class);
+    rb_gc_mark(o->pairs_class);
     rb_gc_mark(o->ext_types);
 }
 
@@ -94,7 +95,7 @@ void rb_mpk_uopts_parse(rb_mpk_uopts *o, VALUE hash) {
         if (!NIL_P(v = rb_hash_lookup2(lim, sym_array, Qnil))) o->limits.array = limit_value(v, "array");
         if (!NIL_P(v = rb_hash_lookup2(lim, sym_map, Qnil))) o->limits.map = limit_value(v, "map");
     }
-    o->pairs = RTEST(rb_hash_lookup2(hash, sym_pairs, Qfalse));
+    o->pairs_class = rb_hash_lookup2(hash, sym_pairs, Qnil);
     o->f32_class = rb_hash_lookup2(hash, sym_float32, Qnil);
     VALUE ext = rb_hash_lookup2(hash, sym_ext_types, Qnil);
     if (!NIL_P(ext)) Check_Type(ext, T_HASH);
@@ -231,12 +232,12 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         case MPK_MAP: {
             int is_map = t.type == MPK_MAP;
             if (t.len == 0) {
-                v = is_map && !o->pairs ? rb_hash_new() : rb_ary_new();
+                v = !is_map ? rb_ary_new() : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
                 if (o->freeze) rb_obj_freeze(v);
                 break;
             }
             /* the reader has checked the count against the bytes left: the capacity is justified */
-            VALUE obj = is_map && !o->pairs ? rb_hash_new() : rb_ary_new_capa(t.len);
+            VALUE obj = !is_map ? rb_ary_new_capa(t.len) : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
             frame *f = push_frame(d);
             f->obj = obj;
             f->left = t.len;
@@ -257,7 +258,7 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
                 f->have_key = 1;
                 break;
             } else {
-                if (o->pairs) rb_ary_push(f->obj, rb_assoc_new(f->key, v));
+                if (!NIL_P(o->pairs_class)) rb_ary_push(f->obj, rb_assoc_new(f->key, v));
                 else rb_hash_aset(f->obj, f->key, v);
                 f->key = Qnil;
                 f->have_key = 0;

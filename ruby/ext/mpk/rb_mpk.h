@@ -30,7 +30,8 @@ typedef struct rb_mpk_uopts {
     int symbolize_keys;
     int freeze;
     int allow_unknown_ext;
-    int pairs;                /* private (interop driver): a map becomes an array of [k, v] pairs */
+    VALUE pairs_class;        /* private (interop driver): a map becomes a pairs_class (an Array
+                                 subclass) of [k, v] pairs, so duplicate keys and order survive */
     VALUE f32_class;          /* private (interop driver): float 32 becomes f32_class.new(value) */
     VALUE ext_types;          /* Hash: Integer type => [class, proc, recursive] (or Qnil) */
 } rb_mpk_uopts;
