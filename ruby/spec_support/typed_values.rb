@@ -157,3 +157,95 @@ module TypedValues
     end
   end
 end
+
+# Comparison for the specs: both sides become a neutral form, compared the way spec/README.md says
+# (a `number` equals an int or float of the same value; NaNs are equal; -0.0 keeps its sign; str
+# and string_hex are the same when the bytes are).
+module TypedValues
+  module_function
+
+  def plain_neutral(v)
+    case v
+    when nil then [:nil]
+    when true, false then [:bool, v]
+    when Numeric then [:number, v]
+    when String then [:str, v.b]
+    when Array then [:array, v.map { |x| plain_neutral(x) }]
+    when Hash then [:map, v.map { |k, x| [[:str, k.b], plain_neutral(x)] }]
+    else raise BadRequest, "not plain JSON"
+    end
+  end
+
+  def typed_neutral(typed)
+    key = value_key(typed)
+    m = typed[key]
+    case key
+    when "nil" then [:nil]
+    when "bool" then [:bool, m]
+    when "number" then [:number, m]
+    when "bignum", "int" then [:int, integer(m)]
+    when "float32" then [:f32, float(m)]
+    when "float64" then [:f64, float(m)]
+    when "string" then [:str, m.b]
+    when "string_hex" then [:str, unhex(m)]
+    when "binary" then [:bin, unhex(m)]
+    when "array", "map" then plain_neutral(m)
+    when "typed_array" then [:array, m.map { |x| typed_neutral(x) }]
+    when "typed_map" then [:map, m.map { |k, x| [typed_neutral(k), typed_neutral(x)] }]
+    when "ext" then integer(m[0]) == -1 ? ts_neutral(unhex(m[1])) : [:ext, integer(m[0]), unhex(m[1])]
+    when "timestamp" then [:ts, integer(m[0]), integer(m[1])]
+    else raise BadRequest, key
+    end
+  end
+
+  def ts_neutral(payload)
+    t = MPK::Timestamp.from_msgpack_ext(payload)
+    [:ts, t.sec, t.nsec]
+  end
+
+  def same_float?(a, b)
+    return a.nan? && b.nan? if a.nan? || b.nan?
+    a == b && (a.zero? ? (1.0 / a) == (1.0 / b) : true)
+  end
+
+  def same?(want, got)
+    if want[0] == :number
+      x = want[1]
+      case got[0]
+      when :int then return x.is_a?(Integer) ? x == got[1] : x == got[1]
+      when :f32, :f64 then return same_float?(x.to_f, got[1])
+      else return false
+      end
+    end
+    return false unless want[0] == got[0]
+    case want[0]
+    when :f32, :f64 then same_float?(want[1], got[1])
+    when :array then want[1].size == got[1].size && want[1].zip(got[1]).all? { |w, g| same?(w, g) }
+    when :map
+      want[1].size == got[1].size &&
+        want[1].zip(got[1]).all? { |(wk, wv), (gk, gv)| same?(wk, gk) && same?(wv, gv) }
+    else want == got
+    end
+  end
+
+  # The neutral form of a value decoded with decode_options.
+  def value_neutral(v)
+    case v
+    when nil then [:nil]
+    when true, false then [:bool, v]
+    when Integer then [:int, v]
+    when F32 then [:f32, v.value]
+    when Float then [:f64, v]
+    when String then [v.encoding == Encoding::BINARY ? :bin : :str, v.b]
+    when Pairs then [:map, v.map { |k, x| [value_neutral(k), value_neutral(x)] }]
+    when Array then [:array, v.map { |x| value_neutral(x) }]
+    when MPK::ExtensionValue then [:ext, v.type, v.payload.b]
+    when MPK::Timestamp then [:ts, v.sec, v.nsec]
+    else raise TypeError, v.class.name
+    end
+  end
+
+  def load_cases(path)
+    JSON.parse(File.read(path), max_nesting: false)
+  end
+end
