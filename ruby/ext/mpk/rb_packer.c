@@ -203,6 +203,7 @@ static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const p
     VALUE type = rb_ary_entry(entry, 0), proc = rb_ary_entry(entry, 1);
     VALUE payload;
     if (RTEST(rb_ary_entry(entry, 2))) {
+        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
         /* recursive: the proc packs the payload with a packer of its own, which shares our types */
         VALUE sub = new_sub_packer(pk, depth + 1);
         call_back(pk, depth, proc, id_call, 2, v, sub);

@@ -1,16 +1,14 @@
-# require "mpk/msgpack": code written for msgpack-ruby runs on mpk unchanged. MessagePack becomes
-# another name for MPK, and a later `require "msgpack"` is a no-op, when the msgpack gem is not
-# loaded already; if it is, nothing changes (with a warning) so the two never mix.
+# require "mpk/msgpack": code written for msgpack-ruby runs on mpk unchanged. When the msgpack gem
+# is not loaded, MessagePack becomes another name for MPK and a later `require "msgpack"` finds
+# mpk/shim/msgpack.rb (this directory goes first on $LOAD_PATH) instead of the gem, so the two never
+# mix. When the gem is loaded already, nothing changes (with a warning).
 require "mpk"
 
 if defined?(::MessagePack) && !::MessagePack.equal?(::MPK)
   warn "mpk/msgpack: MessagePack is already defined (the msgpack gem is loaded); leaving it alone"
 else
   MessagePack = MPK unless defined?(::MessagePack)
-  begin
-    found = $LOAD_PATH.resolve_feature_path("msgpack")
-    $LOADED_FEATURES << found[1] if found && !$LOADED_FEATURES.include?(found[1])
-  rescue LoadError
-    nil # the gem is not installed: nothing to shadow
-  end
+  shim = File.expand_path("shim", __dir__)
+  $LOAD_PATH.unshift(shim) unless $LOAD_PATH.include?(shim)
+  require "msgpack" # the shim: marks "msgpack" as loaded
 end
