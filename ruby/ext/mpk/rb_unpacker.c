@@ -325,9 +325,8 @@ static VALUE unpacker_skip_nil(VALUE self) {
     unpacker *u = get_unpacker(self);
     check_idle(u);
     if (!have_bytes(u, 1)) rb_raise(rb_eEOFError, "end of buffer reached");
-    if (u->buf[u->head] != 0xc0) return Qfalse;
-    consume_raw(u, 1);
-    return Qtrue;
+    /* msgpack-ruby 1.4's skip_nil only looks: the nil stays for the next read or skip */
+    return u->buf[u->head] == 0xc0 ? Qtrue : Qfalse;
 }
 
 static VALUE read_header(VALUE self, int want_map) {
