@@ -206,6 +206,12 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
     rb_encoding *utf8 = rb_utf8_encoding(), *binary = rb_ascii8bit_encoding();
     mpk_tag t;
     VALUE v;
+    /* Values still owed by every open container (each takes at least one byte). The reader checks
+     * each count against the bytes left on its own; an Array's capacity is reserved only when
+     * everything owed, by it and by the containers around it, fits in the bytes left, so nested
+     * heads cannot each reserve room for the same bytes. Otherwise it grows as elements arrive. */
+    uint64_t owed = 0;
+    size_t len = (size_t)(r->end - r->start);
     for (;;) {
         frame *top = d->n ? &d->frames[d->n - 1] : NULL;
         int is_key = top && top->is_map && !top->have_key;
@@ -214,6 +220,7 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
             mpk_error e = mpk_reader_error(r);
             rb_mpk_raise_decode(e.kind, base + e.offset);
         }
+        if (top) owed--; /* this token starts one of the values owed */
         switch (t.type) {
         case MPK_NIL: v = Qnil; break;
         case MPK_BOOL: v = t.v.b ? Qtrue : Qfalse; break;
@@ -236,8 +243,11 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
                 if (o->freeze) rb_obj_freeze(v);
                 break;
             }
-            /* the reader has checked the count against the bytes left: the capacity is justified */
-            VALUE obj = !is_map ? rb_ary_new_capa(t.len) : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
+            uint64_t need = is_map ? 2 * (uint64_t)t.len : t.len;
+            int reserve = owed + need <= (uint64_t)(len - mpk_reader_offset(r));
+            owed += need;
+            VALUE obj = !is_map ? (reserve ? rb_ary_new_capa(t.len) : rb_ary_new())
+                        : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
             frame *f = push_frame(d);
             f->obj = obj;
             f->left = t.len;
