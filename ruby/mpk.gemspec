@@ -1,7 +1,7 @@
 # mpk.gemspec — `gem build mpk.gemspec` from ruby/ in the mpk repository, then
 # `gem install --local mpk-<version>.gem`. The extension is compiled from the C core's sources
-# (c/src, c/include); building the gem copies them into ext/mpk/vendor/c (not committed), so the
-# .gem is self-contained and installs on a machine without the repository.
+# (c/src, c/include); building the gem copies them from ../c into ext/mpk/vendor/c (ignored by
+# git), so the .gem is self-contained and installs on a machine without the repository.
 require_relative "lib/mpk/version"
 
 here = File.expand_path(__dir__)
