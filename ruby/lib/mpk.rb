@@ -3,6 +3,7 @@ require "mpk/version"
 require "mpk/types"
 require "mpk/mpk"
 require "mpk/factory"
+require "mpk/buffer"
 
 module MPK
   DefaultFactory = Factory.new

@@ -375,6 +375,18 @@ static VALUE unpacker_pending(VALUE self) {
     return rb_str_new((const char *)u->buf + u->head, (long)(u->tail - u->head));
 }
 
+/* _take(n): up to n pending bytes, taken off the front (Unpacker#buffer.read / skip). */
+static VALUE unpacker_take(VALUE self, VALUE vn) {
+    unpacker *u = get_unpacker(self);
+    check_idle(u);
+    long n = NUM2LONG(vn);
+    if (n < 0) rb_raise(rb_eArgError, "negative length");
+    size_t k = (size_t)n < u->tail - u->head ? (size_t)n : u->tail - u->head;
+    VALUE s = rb_str_new((const char *)u->buf + u->head, (long)k);
+    consume_raw(u, k);
+    return s;
+}
+
 static VALUE unpacker_io(VALUE self) { return get_unpacker(self)->io; }
 static VALUE unpacker_symbolize_keys_p(VALUE self) { return get_unpacker(self)->o.symbolize_keys ? Qtrue : Qfalse; }
 static VALUE unpacker_freeze_p(VALUE self) { return get_unpacker(self)->o.freeze ? Qtrue : Qfalse; }
@@ -428,6 +440,7 @@ void rb_mpk_init_unpacker(void) {
     rb_define_method(cUnpacker, "buffered_size", unpacker_buffered, 0);
     rb_define_method(cUnpacker, "_pending", unpacker_pending, 0);
     rb_define_method(cUnpacker, "io", unpacker_io, 0);
+    rb_define_method(cUnpacker, "_take", unpacker_take, 1);
     rb_define_method(cUnpacker, "symbolize_keys?", unpacker_symbolize_keys_p, 0);
     rb_define_method(cUnpacker, "freeze?", unpacker_freeze_p, 0);
     rb_define_method(cUnpacker, "allow_unknown_ext?", unpacker_allow_unknown_ext_p, 0);
