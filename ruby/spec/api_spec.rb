@@ -120,3 +120,22 @@ RSpec.describe "MPK one-shot API" do
     end
   end
 end
+
+RSpec.describe "Ractors" do
+  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)" do
+    out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
+      require "mpk"
+      rs = 2.times.map do |i|
+        Ractor.new(i) do |k|
+          pk = MPK::Packer.new
+          pk.write([k, "a", { "b" => 2.5 }])
+          u = MPK::Unpacker.new
+          u.feed(pk.to_s)
+          [u.read, MPK.unpack(MPK.pack([k]))]
+        end
+      end
+      p rs.map(&:take)
+    RUBY
+    expect(out).to eq("[[[0, \"a\", {\"b\"=>2.5}], [0]], [[1, \"a\", {\"b\"=>2.5}], [1]]]\n")
+  end
+end
