@@ -85,3 +85,13 @@ RSpec.describe MPK::Packer do
     expect(MPK.unpack(pk.to_s)).to eq(v)
   end
 end
+
+RSpec.describe "MPK::Packer typed writes" do
+  it "write_int, write_string, write_bin, write_symbol, write_array, write_hash, write_extension" do
+    pk = MPK::Packer.new
+    pk.write_int(-1).write_string("é").write_bin("é").write_symbol(:s).write_array([1]).write_hash({ 1 => 2 })
+    pk.write_extension(MPK::ExtensionValue.new(1, "a"))
+    expect(pk.to_s).to eq("\xff\xa2\xc3\xa9\xc4\x02\xc3\xa9\xa1s\x91\x01\x81\x01\x02\xd4\x01a".b)
+    expect { pk.write_int("1") }.to raise_error(ArgumentError)
+  end
+end

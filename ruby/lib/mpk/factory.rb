@@ -20,6 +20,25 @@ module MPK
       [to_s]
     end
 
+    # msgpack-ruby's typed write calls: each checks its argument's type, then writes it.
+    def write_int(v) = write(typed(v, Integer))
+    def write_string(v) = write(typed(v, String))
+    def write_symbol(v) = write(typed(v, Symbol))
+    def write_array(v) = write(typed(v, Array))
+    def write_hash(v) = write(typed(v, Hash))
+    def write_extension(v) = write(typed(v, ExtensionValue))
+
+    def write_bin(v)
+      v = typed(v, String)
+      write_bin_header(v.bytesize)
+      _write_raw(v)
+    end
+
+    private def typed(v, klass)
+      raise ArgumentError, "expected #{klass}, got #{v.class}" unless v.is_a?(klass)
+      v
+    end
+
     def full_pack
       s = to_s
       reset
