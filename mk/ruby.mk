@@ -1,0 +1,31 @@
+# ruby/ — the CRuby extension (gem "mpk", `require "mpk"`) built on the C core's sources in c/src.
+# Suite: ruby (RSpec: corpus, streams, differential vs Debian's msgpack-ruby, limits, hostile input,
+# GC.stress). Driver: spec/drivers/ruby. Everything builds under ruby/build/.
+SUITES  += ruby
+DRIVERS += ruby
+APT_PACKAGES += ruby ruby-dev ruby-rspec rake ruby-msgpack gcc make
+
+RB_BUILD := ruby/build
+RB_SO := $(RB_BUILD)/lib/mpk/mpk.so
+RB_SOURCES := $(wildcard ruby/ext/mpk/*.c ruby/ext/mpk/*.h ruby/ext/mpk/extconf.rb \
+	c/src/*.c c/src/*.h c/include/*.h c/include/mpk/*.h)
+
+.PHONY: test-ruby driver-ruby
+
+# The extension is compiled by its own extconf.rb (mkmf) in ruby/build/ext, then placed where
+# `-I ruby/build/lib` finds it as "mpk/mpk".
+$(RB_SO): $(RB_SOURCES)
+	@tools/apt-ensure ruby ruby-dev gcc make
+	@mkdir -p $(RB_BUILD)/ext $(RB_BUILD)/lib/mpk
+	@cd $(RB_BUILD)/ext && { ruby ../../ext/mpk/extconf.rb && $(MAKE) --no-print-directory V=0; } > build.log 2>&1 \
+		|| { cat build.log; exit 1; }
+	@cp $(RB_BUILD)/ext/mpk.so $@
+
+test-ruby: $(RB_SO)
+	@tools/apt-ensure ruby-rspec ruby-msgpack
+	@$(SUITE) ruby -- ruby/spec/run
+
+driver-ruby: $(RB_SO)
+	@mkdir -p spec/drivers
+	@printf '#!/bin/sh\n# made by make driver-ruby\nd="$$(dirname "$$0")/../.."\nexec ruby -I "$$d/ruby/lib" -I "$$d/$(RB_BUILD)/lib" "$$d/ruby/spec_support/driver.rb"\n' > spec/drivers/ruby
+	@chmod +x spec/drivers/ruby

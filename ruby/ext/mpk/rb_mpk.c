@@ -1,0 +1,379 @@
+/* rb_mpk.c — the extension's entry point, its errors, the decoding options and the decoder that
+ * turns one MessagePack value (read by the core's mpk_reader) into Ruby objects.
+ *
+ * The decoder does not recurse: open arrays and maps live in a frame stack that grows with the
+ * nesting the input actually has (bounded by limits.depth), held by a small Ruby object whose mark
+ * function keeps the half-built containers alive and whose free function releases the stack and
+ * the reader's own stack if a callback (an ext type's unpacker proc) raises. */
+#include "rb_mpk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+VALUE mMPK, cPacker, cUnpacker, cExtensionValue, cTimestamp;
+VALUE eUnpackError, eMalformedFormatError, eStackError, eLengthLimitError, eUnexpectedTypeError,
+    eUnknownExtTypeError, eTruncatedError, ePackError, eUnsupportedTypeError, eInvalidTimestampError;
+ID id_call, id_kind, id_offset, id_to_msgpack, id_sec, id_nsec, id_new, id_write, id_readpartial;
+static ID id_iv_kind, id_iv_offset;
+static VALUE sym_symbolize_keys, sym_freeze, sym_allow_unknown_ext, sym_strict_utf8, sym_limits, sym_depth,
+    sym_str, sym_bin, sym_ext, sym_array, sym_map, sym_pairs, sym_float32, sym_ext_types;
+
+/* ================================================================================================
+ * Errors
+ * ==============================================================================================*/
+
+void rb_mpk_raise(VALUE klass, const char *kind, long long offset, const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    VALUE text = offset >= 0 ? rb_sprintf("%s at byte %lld", msg, offset) : rb_str_new_cstr(msg);
+    VALUE exc = rb_exc_new_str(klass, text);
+    rb_ivar_set(exc, id_iv_kind, ID2SYM(rb_intern(kind)));
+    rb_ivar_set(exc, id_iv_offset, offset >= 0 ? LL2NUM(offset) : Qnil);
+    rb_exc_raise(exc);
+}
+
+void rb_mpk_raise_decode(mpk_error_kind kind, unsigned long long offset) {
+    VALUE klass;
+    const char *what;
+    switch (kind) {
+    case MPK_ERR_TRUNCATED: klass = eTruncatedError; what = "input ends inside a value"; break;
+    case MPK_ERR_INVALID_BYTE: klass = eMalformedFormatError; what = "invalid byte 0xc1"; break;
+    case MPK_ERR_DEPTH_LIMIT: klass = eStackError; what = "nesting deeper than the depth limit"; break;
+    case MPK_ERR_LENGTH_LIMIT: klass = eLengthLimitError; what = "length over its limit"; break;
+    case MPK_ERR_INVALID_TIMESTAMP: klass = eMalformedFormatError; what = "invalid timestamp"; break;
+    case MPK_ERR_INVALID_UTF8: klass = eMalformedFormatError; what = "str is not valid UTF-8"; break;
+    case MPK_ERR_TRAILING_BYTES: klass = eMalformedFormatError; what = "extra bytes after the value"; break;
+    case MPK_ERR_NO_MEMORY: rb_memerror();
+    default: klass = eMalformedFormatError; what = "malformed input"; break;
+    }
+    rb_mpk_raise(klass, mpk_error_name(kind), (long long)offset, "%s: %s", mpk_error_name(kind), what);
+}
+
+/* ================================================================================================
+ * Options
+ * ==============================================================================================*/
+
+void rb_mpk_uopts_init(rb_mpk_uopts *o) {
+    memset(o, 0, sizeof *o);
+    o->limits = mpk_limits_default();
+    o->pairs_class = Qnil;
+    o->f32_class = Qnil;
+    o->ext_types = Qnil;
+}
+
+void rb_mpk_uopts_mark(rb_mpk_uopts *o) {
+    rb_gc_mark(o->f32_class);
+    rb_gc_mark(o->pairs_class);
+    rb_gc_mark(o->ext_types);
+}
+
+static uint32_t limit_value(VALUE v, const char *name) {
+    if (!RB_INTEGER_TYPE_P(v)) rb_raise(rb_eTypeError, "limit %s must be an Integer", name);
+    long long n = NUM2LL(v);
+    if (n < 0 || n > 4294967295LL) rb_raise(rb_eRangeError, "limit %s must be 0..4294967295", name);
+    return (uint32_t)n;
+}
+
+void rb_mpk_uopts_parse(rb_mpk_uopts *o, VALUE hash) {
+    if (NIL_P(hash)) return;
+    Check_Type(hash, T_HASH);
+    o->symbolize_keys = RTEST(rb_hash_lookup2(hash, sym_symbolize_keys, Qfalse));
+    o->freeze = RTEST(rb_hash_lookup2(hash, sym_freeze, Qfalse));
+    o->allow_unknown_ext = RTEST(rb_hash_lookup2(hash, sym_allow_unknown_ext, Qfalse));
+    o->flags = RTEST(rb_hash_lookup2(hash, sym_strict_utf8, Qfalse)) ? MPK_FLAG_STRICT_UTF8 : 0;
+    VALUE lim = rb_hash_lookup2(hash, sym_limits, Qnil);
+    if (!NIL_P(lim)) {
+        Check_Type(lim, T_HASH);
+        VALUE v;
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_depth, Qnil))) o->limits.depth = limit_value(v, "depth");
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_str, Qnil))) o->limits.str = limit_value(v, "str");
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_bin, Qnil))) o->limits.bin = limit_value(v, "bin");
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_ext, Qnil))) o->limits.ext = limit_value(v, "ext");
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_array, Qnil))) o->limits.array = limit_value(v, "array");
+        if (!NIL_P(v = rb_hash_lookup2(lim, sym_map, Qnil))) o->limits.map = limit_value(v, "map");
+    }
+    o->pairs_class = rb_hash_lookup2(hash, sym_pairs, Qnil);
+    o->f32_class = rb_hash_lookup2(hash, sym_float32, Qnil);
+    VALUE ext = rb_hash_lookup2(hash, sym_ext_types, Qnil);
+    if (!NIL_P(ext)) Check_Type(ext, T_HASH);
+    o->ext_types = ext;
+}
+
+/* ================================================================================================
+ * Decoder
+ * ==============================================================================================*/
+
+typedef struct frame {
+    VALUE obj;       /* the Array or Hash being filled */
+    VALUE key;       /* a map's key waiting for its value */
+    uint32_t left;   /* elements (arrays) or pairs (maps) still to come */
+    uint8_t is_map;
+    uint8_t have_key;
+} frame;
+
+#define SMALL_FRAMES 16
+
+typedef struct decoder {
+    mpk_reader r;
+    int reader_live;
+    frame *frames;
+    uint32_t n, cap;
+    frame small[SMALL_FRAMES];
+} decoder;
+
+static void decoder_mark(void *p) {
+    decoder *d = p;
+    for (uint32_t i = 0; i < d->n; i++) {
+        rb_gc_mark(d->frames[i].obj);
+        rb_gc_mark(d->frames[i].key);
+    }
+}
+
+static void decoder_free(void *p) {
+    decoder *d = p;
+    if (d->reader_live) mpk_reader_destroy(&d->r);
+    if (d->frames && d->frames != d->small) free(d->frames);
+    xfree(d);
+}
+
+static size_t decoder_memsize(const void *p) {
+    const decoder *d = p;
+    return sizeof *d + (d->frames != d->small ? d->cap * sizeof(frame) : 0);
+}
+
+static const rb_data_type_t decoder_type = {
+    "MPK::Decoder", {decoder_mark, decoder_free, decoder_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
+
+/* A new frame; the stack grows only with nesting the input has shown (each level is a head byte). */
+static frame *push_frame(decoder *d) {
+    if (d->n == d->cap) {
+        uint32_t cap = d->cap * 2;
+        frame *f = malloc(cap * sizeof(frame));
+        if (!f) rb_memerror();
+        memcpy(f, d->frames, d->n * sizeof(frame));
+        if (d->frames != d->small) free(d->frames);
+        d->frames = f;
+        d->cap = cap;
+    }
+    frame *f = &d->frames[d->n];
+    f->obj = Qnil;
+    f->key = Qnil;
+    f->have_key = 0;
+    d->n++;
+    return f;
+}
+
+VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_unpacker.c */
+
+static VALUE make_string(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, uint32_t len, int is_key,
+                         rb_encoding *enc) {
+    if (is_key) {
+        VALUE s = rb_enc_interned_str((const char *)data, len, enc); /* frozen, deduplicated */
+        return o->symbolize_keys ? rb_str_intern(s) : s;
+    }
+    if (o->freeze) return rb_enc_interned_str((const char *)data, len, enc);
+    if (len >= 256 && !NIL_P(src)) {
+        /* Long strs and bins share the input String's buffer (copy-on-write) instead of copying it. */
+        VALUE s = rb_str_subseq(src, (long)((const char *)data - RSTRING_PTR(src)), len);
+        rb_enc_associate(s, enc);
+        return s;
+    }
+    return rb_enc_str_new((const char *)data, len, enc);
+}
+
+static VALUE make_ext(const rb_mpk_uopts *o, int type, const uint8_t *data, uint32_t len, const mpk_tag *t,
+                      unsigned long long head) {
+    if (!NIL_P(o->ext_types)) {
+        VALUE entry = rb_hash_lookup2(o->ext_types, INT2FIX(type), Qnil);
+        if (!NIL_P(entry)) {
+            VALUE payload = rb_str_new((const char *)data, len);
+            VALUE proc = rb_ary_entry(entry, 1);
+            if (RTEST(rb_ary_entry(entry, 2))) return rb_funcall(proc, id_call, 1, rb_mpk_unpacker_for_payload(o, payload));
+            return rb_funcall(proc, id_call, 1, payload);
+        }
+    }
+    if (t->type == MPK_TIMESTAMP)
+        return rb_funcall(cTimestamp, id_new, 2, LL2NUM(t->v.ts.sec), UINT2NUM(t->v.ts.nsec));
+    if (o->allow_unknown_ext) return rb_struct_new(cExtensionValue, INT2FIX(type), rb_str_new((const char *)data, len));
+    rb_mpk_raise(eUnknownExtTypeError, "unknown_ext_type", (long long)head, "unknown ext type %d", type);
+}
+
+static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned long long base) {
+    mpk_reader *r = &d->r;
+    rb_encoding *utf8 = rb_utf8_encoding(), *binary = rb_ascii8bit_encoding();
+    mpk_tag t;
+    VALUE v;
+    /* Values still owed by every open container (each takes at least one byte). The reader checks
+     * each count against the bytes left on its own; an Array's capacity is reserved only when
+     * everything owed, by it and by the containers around it, fits in the bytes left, so nested
+     * heads cannot each reserve room for the same bytes. Otherwise it grows as elements arrive. */
+    uint64_t owed = 0;
+    size_t len = (size_t)(r->end - r->start);
+    for (;;) {
+        frame *top = d->n ? &d->frames[d->n - 1] : NULL;
+        int is_key = top && top->is_map && !top->have_key;
+        size_t head = mpk_reader_offset(r);
+        if (!mpk_reader_next(r, &t)) {
+            mpk_error e = mpk_reader_error(r);
+            rb_mpk_raise_decode(e.kind, base + e.offset);
+        }
+        if (top) owed--; /* this token starts one of the values owed */
+        switch (t.type) {
+        case MPK_NIL: v = Qnil; break;
+        case MPK_BOOL: v = t.v.b ? Qtrue : Qfalse; break;
+        case MPK_UINT: v = t.v.u <= (uint64_t)FIXNUM_MAX ? LONG2FIX((long)t.v.u) : ULL2NUM(t.v.u); break;
+        case MPK_INT: v = t.v.i >= FIXNUM_MIN ? LONG2FIX((long)t.v.i) : LL2NUM(t.v.i); break;
+        case MPK_FLOAT32:
+            v = DBL2NUM((double)t.v.f32);
+            if (!NIL_P(o->f32_class)) v = rb_funcall(o->f32_class, id_new, 1, v);
+            break;
+        case MPK_FLOAT64: v = DBL2NUM(t.v.f64); break;
+        case MPK_STR: v = make_string(o, src, t.data, t.len, is_key, utf8); break;
+        case MPK_BIN: v = make_string(o, src, t.data, t.len, is_key, binary); break;
+        case MPK_EXT:
+        case MPK_TIMESTAMP: v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head); break;
+        case MPK_ARRAY:
+        case MPK_MAP: {
+            int is_map = t.type == MPK_MAP;
+            if (t.len == 0) {
+                v = !is_map ? rb_ary_new() : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
+                if (o->freeze) rb_obj_freeze(v);
+                break;
+            }
+            uint64_t need = is_map ? 2 * (uint64_t)t.len : t.len;
+            int reserve = owed + need <= (uint64_t)(len - mpk_reader_offset(r));
+            owed += need;
+            VALUE obj = !is_map ? (reserve ? rb_ary_new_capa(t.len) : rb_ary_new())
+                        : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
+            frame *f = push_frame(d);
+            f->obj = obj;
+            f->left = t.len;
+            f->is_map = (uint8_t)is_map;
+            continue;
+        }
+        default: rb_raise(rb_eRuntimeError, "mpk: unknown tag type %d", (int)t.type);
+        }
+        /* hand v to its container; a container that completes is handed to its own parent */
+        for (;;) {
+            if (d->n == 0) return v;
+            frame *f = &d->frames[d->n - 1];
+            if (!f->is_map) {
+                rb_ary_push(f->obj, v);
+                if (--f->left) break;
+            } else if (!f->have_key) {
+                f->key = v;
+                f->have_key = 1;
+                break;
+            } else {
+                if (!NIL_P(o->pairs_class)) rb_ary_push(f->obj, rb_assoc_new(f->key, v));
+                else rb_hash_aset(f->obj, f->key, v);
+                f->key = Qnil;
+                f->have_key = 0;
+                if (--f->left) break;
+            }
+            v = f->obj;
+            if (o->freeze) rb_obj_freeze(v);
+            f->obj = Qnil;
+            d->n--;
+        }
+    }
+}
+
+VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
+                    int whole, size_t *used) {
+    decoder *d;
+    VALUE holder = TypedData_Make_Struct(rb_cObject, decoder, &decoder_type, d);
+    d->frames = d->small;
+    d->cap = SMALL_FRAMES;
+    mpk_reader_init(&d->r, data, len);
+    d->reader_live = 1;
+    mpk_reader_set_limits(&d->r, &o->limits);
+    mpk_reader_set_flags(&d->r, o->flags);
+    VALUE v = decode_loop(d, o, src, base);
+    if (whole) {
+        mpk_error e = mpk_reader_finish(&d->r);
+        if (e.kind != MPK_OK) rb_mpk_raise_decode(e.kind, base + e.offset);
+    }
+    if (used) *used = mpk_reader_offset(&d->r);
+    mpk_reader_destroy(&d->r);
+    d->reader_live = 0;
+    RB_GC_GUARD(holder);
+    return v;
+}
+
+/* MPK._unpack(string, options) — one value from a String; bytes after it are an error. */
+static VALUE mpk_s_unpack(VALUE self, VALUE data, VALUE opts) {
+    rb_mpk_uopts o;
+    rb_mpk_uopts_init(&o);
+    rb_mpk_uopts_parse(&o, opts);
+    StringValue(data);
+    /* a frozen String sharing the bytes: callbacks cannot change them under the decoder */
+    VALUE src = rb_str_new_frozen(data);
+    VALUE v = rb_mpk_decode(&o, src, (const uint8_t *)RSTRING_PTR(src), (size_t)RSTRING_LEN(src), 0, 1, NULL);
+    RB_GC_GUARD(src);
+    RB_GC_GUARD(opts);
+    return v;
+}
+
+static VALUE const_get(const char *path) {
+    VALUE v = rb_path2class(path);
+    rb_gc_register_mark_object(v);
+    return v;
+}
+
+RUBY_FUNC_EXPORTED void Init_mpk(void) {
+#ifdef RB_EXT_RACTOR_SAFE
+    rb_ext_ractor_safe(true);
+#endif
+    id_call = rb_intern("call");
+    id_kind = rb_intern("kind");
+    id_offset = rb_intern("offset");
+    id_iv_kind = rb_intern("@kind");
+    id_iv_offset = rb_intern("@offset");
+    id_to_msgpack = rb_intern("to_msgpack");
+    id_sec = rb_intern("@sec");
+    id_nsec = rb_intern("@nsec");
+    id_new = rb_intern("new");
+    id_write = rb_intern("write");
+    id_readpartial = rb_intern("readpartial");
+#define SYM(var, name) (var = ID2SYM(rb_intern(name)), rb_gc_register_mark_object(var))
+    SYM(sym_symbolize_keys, "symbolize_keys");
+    SYM(sym_freeze, "freeze");
+    SYM(sym_allow_unknown_ext, "allow_unknown_ext");
+    SYM(sym_strict_utf8, "strict_utf8");
+    SYM(sym_limits, "limits");
+    SYM(sym_depth, "depth");
+    SYM(sym_str, "str");
+    SYM(sym_bin, "bin");
+    SYM(sym_ext, "ext");
+    SYM(sym_array, "array");
+    SYM(sym_map, "map");
+    SYM(sym_pairs, "_pairs");
+    SYM(sym_float32, "_float32");
+    SYM(sym_ext_types, "_ext_types");
+#undef SYM
+
+    mMPK = rb_define_module("MPK");
+    cExtensionValue = const_get("MPK::ExtensionValue");
+    cTimestamp = const_get("MPK::Timestamp");
+    eUnpackError = const_get("MPK::UnpackError");
+    eMalformedFormatError = const_get("MPK::MalformedFormatError");
+    eStackError = const_get("MPK::StackError");
+    eLengthLimitError = const_get("MPK::LengthLimitError");
+    eUnexpectedTypeError = const_get("MPK::UnexpectedTypeError");
+    eUnknownExtTypeError = const_get("MPK::UnknownExtTypeError");
+    eTruncatedError = const_get("MPK::TruncatedError");
+    ePackError = const_get("MPK::PackError");
+    eUnsupportedTypeError = const_get("MPK::UnsupportedTypeError");
+    eInvalidTimestampError = const_get("MPK::InvalidTimestampError");
+
+    rb_define_singleton_method(mMPK, "_unpack", mpk_s_unpack, 2);
+    rb_define_const(mMPK, "CORE_VERSION", rb_str_freeze(rb_str_new_cstr(mpk_version())));
+    rb_define_const(mMPK, "DEFAULT_DEPTH", UINT2NUM(MPK_DEFAULT_DEPTH));
+    rb_define_const(mMPK, "DEFAULT_LENGTH", UINT2NUM(MPK_DEFAULT_LENGTH));
+    rb_mpk_init_packer();
+    rb_mpk_init_unpacker();
+}

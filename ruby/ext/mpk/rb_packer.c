@@ -1,0 +1,523 @@
+/* rb_packer.c — MPK::Packer: Ruby objects in, MessagePack bytes out through the core's writer.
+ *
+ * The packer's output buffer is part of the packer: a Ruby String that the core's writer grows
+ * through mpk_writer_init_alloc, so appending a value is the writer's inline store, and MPK.pack
+ * returns that String itself (no final copy). The String is never handed to Ruby code while the
+ * packer owns it, and it is marked with rb_gc_mark (pinned), so GC.compact cannot move it. */
+#include "rb_mpk.h"
+
+typedef struct packer {
+    mpk_writer w;
+    VALUE buf;        /* the String the writer writes into; its length is its capacity */
+    VALUE io;         /* IO output, or nil */
+    VALUE ext_types;  /* Hash: class => [type, proc, recursive] (or nil: nothing registered) */
+    VALUE ext_list;   /* Array of [class, entry] in registration order (for subclasses) */
+    VALUE ext_cache;  /* Hash: class => entry or false (lookups done) */
+    VALUE self;
+    int cb_depth;     /* nesting of the value whose callback (to_msgpack, ext packer) is running */
+    int symbol_ext;   /* Symbol is registered */
+} packer;
+
+/* One step of the path from the packed object to the value being packed (for error messages). */
+typedef struct path {
+    const struct path *up;
+    VALUE seg; /* an Integer index or a Hash key */
+} path;
+
+static void packer_mark(void *p) {
+    packer *pk = p;
+    rb_gc_mark(pk->buf);
+    rb_gc_mark(pk->io);
+    rb_gc_mark(pk->ext_types);
+    rb_gc_mark(pk->ext_list);
+    rb_gc_mark(pk->ext_cache);
+}
+
+static void packer_free(void *p) {
+    packer *pk = p;
+    mpk_writer_destroy(&pk->w);
+    xfree(pk);
+}
+
+static size_t packer_memsize(const void *p) { return sizeof(packer); }
+
+static const rb_data_type_t packer_type = {
+    "MPK::Packer", {packer_mark, packer_free, packer_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
+
+/* The writer's grow callback: the buffer is the packer's String, resized. */
+static void *packer_grow(void *ctx, void *old, size_t new_size) {
+    packer *pk = ctx;
+    (void)old;
+    if (NIL_P(pk->buf)) pk->buf = rb_str_buf_new((long)new_size);
+    rb_str_resize(pk->buf, (long)new_size);
+    return RSTRING_PTR(pk->buf);
+}
+
+static VALUE packer_alloc(VALUE klass) {
+    packer *pk;
+    VALUE self = TypedData_Make_Struct(klass, packer, &packer_type, pk);
+    pk->buf = Qnil;
+    pk->io = Qnil;
+    pk->ext_types = Qnil;
+    pk->ext_list = Qnil;
+    pk->ext_cache = Qnil;
+    pk->self = self;
+    /* 256 bytes: above the embedded-String size, so the bytes live in their own heap block */
+    mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
+    return self;
+}
+
+static packer *get_packer(VALUE self) {
+    packer *pk;
+    TypedData_Get_Struct(self, packer, &packer_type, pk);
+    return pk;
+}
+
+static void check_writer(packer *pk) {
+    mpk_error_kind k = mpk_writer_error(&pk->w);
+    if (k == MPK_OK) return;
+    if (k == MPK_ERR_NO_MEMORY) rb_memerror();
+    rb_mpk_raise(ePackError, mpk_error_name(k), -1, "packer failed: %s", mpk_error_name(k));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Errors with the path to the value
+ * ----------------------------------------------------------------------------------------------*/
+
+static VALUE path_string(const path *p) {
+    VALUE segs = rb_ary_new();
+    for (; p; p = p->up) rb_ary_unshift(segs, p->seg);
+    VALUE s = rb_str_new_cstr("");
+    for (long i = 0; i < RARRAY_LEN(segs); i++) {
+        rb_str_cat_cstr(s, "[");
+        rb_str_append(s, rb_inspect(RARRAY_AREF(segs, i)));
+        rb_str_cat_cstr(s, "]");
+    }
+    return s;
+}
+
+NORETURN(static void raise_at(VALUE klass, const char *kind, const path *p, const char *what, VALUE obj));
+static void raise_at(VALUE klass, const char *kind, const path *p, const char *what, VALUE obj) {
+    VALUE where = path_string(p);
+    VALUE cname = rb_class_name(rb_obj_class(obj));
+    rb_mpk_raise(klass, kind, -1, "%s %s%s%s", what, StringValueCStr(cname), RSTRING_LEN(where) ? " at " : "",
+                 StringValueCStr(where));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Values
+ * ----------------------------------------------------------------------------------------------*/
+
+static void pack_value(packer *pk, VALUE v, int depth, const path *up);
+
+static void pack_string(packer *pk, VALUE v, const path *up) {
+    int idx = rb_enc_get_index(v);
+    long len = RSTRING_LEN(v);
+    if (len > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "String over 2^32-1 bytes:", v);
+    if (idx == rb_ascii8bit_encindex()) {
+        mpk_write_bin(&pk->w, RSTRING_PTR(v), (size_t)len);
+        return;
+    }
+    if (idx != rb_utf8_encindex() && idx != rb_usascii_encindex()) {
+        rb_encoding *enc = rb_enc_from_index(idx);
+        if (!(enc && rb_enc_asciicompat(enc) && rb_enc_str_asciionly_p(v))) {
+            /* another encoding: MessagePack's str is UTF-8 */
+            v = rb_str_conv_enc(v, enc, rb_utf8_encoding());
+            if (rb_enc_get_index(v) != rb_utf8_encindex())
+                raise_at(ePackError, "bad_request", up, "String not convertible to UTF-8:", v);
+            len = RSTRING_LEN(v);
+        }
+    }
+    mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+    RB_GC_GUARD(v);
+}
+
+/* A Bignum within int64 (-2^63 .. 2^63-1). */
+static int big_fits_int64(VALUE v) {
+    int nlz;
+    size_t sz = rb_absint_size(v, &nlz);
+    if (sz < 8 || (sz == 8 && nlz > 0)) return 1;
+    return sz == 8 && nlz == 0 && !rb_big_sign(v) && rb_absint_singlebit_p(v); /* exactly -2^63 */
+}
+
+static void pack_integer(packer *pk, VALUE v, const path *up) {
+    if (FIXNUM_P(v)) {
+        mpk_write_int(&pk->w, FIX2LONG(v));
+        return;
+    }
+    if (rb_big_sign(v)) { /* non-negative */
+        if (rb_absint_size(v, NULL) > 8) raise_at(rb_eRangeError, "bad_request", up, "Integer beyond 64 bits:", v);
+        mpk_write_uint(&pk->w, rb_big2ull(v));
+    } else {
+        if (!big_fits_int64(v)) raise_at(rb_eRangeError, "bad_request", up, "Integer beyond 64 bits:", v);
+        mpk_write_int(&pk->w, rb_big2ll(v));
+    }
+}
+
+static void pack_timestamp(packer *pk, VALUE v, const path *up) {
+    VALUE sec = rb_ivar_get(v, id_sec), nsec = rb_ivar_get(v, id_nsec);
+    if (!RB_INTEGER_TYPE_P(sec) || !RB_INTEGER_TYPE_P(nsec))
+        raise_at(rb_eTypeError, "bad_request", up, "sec and nsec must be Integers in", v);
+    if (!FIXNUM_P(sec) && !big_fits_int64(sec)) raise_at(rb_eRangeError, "bad_request", up, "seconds beyond int64 in", v);
+    long long s = NUM2LL(sec);
+    if (!FIXNUM_P(nsec) || FIX2LONG(nsec) < 0 || FIX2LONG(nsec) > 999999999L)
+        raise_at(eInvalidTimestampError, "invalid_timestamp", up, "nanoseconds outside 0..999999999 in", v);
+    mpk_write_timestamp(&pk->w, s, (uint32_t)FIX2LONG(nsec));
+}
+
+static void write_ext_checked(packer *pk, VALUE type, VALUE payload, const path *up, VALUE obj) {
+    if (!FIXNUM_P(type) || FIX2LONG(type) < -128 || FIX2LONG(type) > 127)
+        raise_at(rb_eRangeError, "bad_request", up, "ext type outside -128..127 for", obj);
+    StringValue(payload);
+    if (RSTRING_LEN(payload) > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "ext payload over 2^32-1 bytes for", obj);
+    mpk_write_ext(&pk->w, (int8_t)FIX2LONG(type), RSTRING_PTR(payload), (size_t)RSTRING_LEN(payload));
+    RB_GC_GUARD(payload);
+}
+
+/* Calls a user callback with cb_depth set to `depth`, restoring it even if the callback raises. */
+typedef struct cb_args {
+    VALUE recv;
+    ID mid;
+    int argc;
+    VALUE argv[2];
+} cb_args;
+
+static VALUE cb_call(VALUE p) {
+    cb_args *a = (cb_args *)p;
+    return rb_funcallv(a->recv, a->mid, a->argc, a->argv);
+}
+
+static VALUE call_back(packer *pk, int depth, VALUE recv, ID mid, int argc, VALUE a0, VALUE a1) {
+    cb_args a = {recv, mid, argc, {a0, a1}};
+    int saved = pk->cb_depth, state = 0;
+    pk->cb_depth = depth;
+    VALUE r = rb_protect(cb_call, (VALUE)&a, &state);
+    pk->cb_depth = saved;
+    if (state) rb_jump_tag(state);
+    return r;
+}
+
+static VALUE new_sub_packer(packer *pk, int depth);
+
+static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const path *up) {
+    VALUE type = rb_ary_entry(entry, 0), proc = rb_ary_entry(entry, 1);
+    VALUE payload;
+    if (RTEST(rb_ary_entry(entry, 2))) {
+        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+        /* recursive: the proc packs the payload with a packer of its own, which shares our types */
+        VALUE sub = new_sub_packer(pk, depth + 1);
+        call_back(pk, depth, proc, id_call, 2, v, sub);
+        payload = rb_funcall(sub, rb_intern("to_s"), 0);
+    } else {
+        payload = call_back(pk, depth, proc, id_call, 1, v, Qnil);
+    }
+    if (!RB_TYPE_P(payload, T_STRING)) raise_at(rb_eTypeError, "bad_request", up, "ext packer did not return a String for", v);
+    write_ext_checked(pk, type, payload, up, v);
+}
+
+/* The registered entry for an object's class (its own or the first registered ancestor), or nil. */
+static VALUE lookup_ext(packer *pk, VALUE klass) {
+    VALUE e = rb_hash_lookup2(pk->ext_cache, klass, Qundef);
+    if (e != Qundef) return RTEST(e) ? e : Qnil;
+    e = rb_hash_lookup2(pk->ext_types, klass, Qnil);
+    if (NIL_P(e)) {
+        for (long i = 0; i < RARRAY_LEN(pk->ext_list); i++) {
+            VALUE pair = RARRAY_AREF(pk->ext_list, i);
+            if (rb_class_inherited_p(klass, RARRAY_AREF(pair, 0)) == Qtrue) {
+                e = RARRAY_AREF(pair, 1);
+                break;
+            }
+        }
+    }
+    rb_hash_aset(pk->ext_cache, klass, NIL_P(e) ? Qfalse : e);
+    return e;
+}
+
+typedef struct hash_ctx {
+    packer *pk;
+    int depth;
+    const path *up;
+    long count;
+} hash_ctx;
+
+static int pack_pair(VALUE key, VALUE val, VALUE arg) {
+    hash_ctx *c = (hash_ctx *)arg;
+    path p = {c->up, key};
+    pack_value(c->pk, key, c->depth, &p);
+    pack_value(c->pk, val, c->depth, &p);
+    c->count++;
+    return ST_CONTINUE;
+}
+
+static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
+    switch (rb_type(v)) {
+    case T_NIL: mpk_write_nil(&pk->w); return;
+    case T_TRUE: mpk_write_bool(&pk->w, 1); return;
+    case T_FALSE: mpk_write_bool(&pk->w, 0); return;
+    case T_FIXNUM: mpk_write_int(&pk->w, FIX2LONG(v)); return;
+    case T_FLOAT: mpk_write_float64(&pk->w, RFLOAT_VALUE(v)); return;
+    default: break;
+    }
+    VALUE klass = rb_obj_class(v);
+    int core = klass == rb_cString || klass == rb_cArray || klass == rb_cHash || klass == rb_cInteger ||
+               (klass == rb_cSymbol && !pk->symbol_ext);
+    if (!core && !NIL_P(pk->ext_types)) {
+        VALUE entry = lookup_ext(pk, klass);
+        if (!NIL_P(entry)) {
+            pack_registered(pk, v, entry, depth, up);
+            return;
+        }
+    }
+    switch (rb_type(v)) {
+    case T_STRING: pack_string(pk, v, up); return;
+    case T_SYMBOL: pack_string(pk, rb_sym2str(v), up); return;
+    case T_BIGNUM: pack_integer(pk, v, up); return;
+    case T_ARRAY: {
+        long n = RARRAY_LEN(v);
+        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+        if (n > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "Array over 2^32-1 elements:", v);
+        mpk_write_array(&pk->w, (uint32_t)n);
+        for (long i = 0; i < n; i++) {
+            if (i >= RARRAY_LEN(v)) raise_at(rb_eRuntimeError, "bad_request", up, "Array shrank while packing:", v);
+            path p = {up, LONG2FIX(i)};
+            pack_value(pk, RARRAY_AREF(v, i), depth + 1, &p);
+        }
+        return;
+    }
+    case T_HASH: {
+        long n = (long)RHASH_SIZE(v);
+        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+        if (n > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "Hash over 2^32-1 pairs:", v);
+        mpk_write_map(&pk->w, (uint32_t)n);
+        hash_ctx c = {pk, depth + 1, up, 0};
+        rb_hash_foreach(v, pack_pair, (VALUE)&c);
+        if (c.count != n) raise_at(rb_eRuntimeError, "bad_request", up, "Hash changed size while packing:", v);
+        return;
+    }
+    default: break;
+    }
+    if (klass == cExtensionValue || rb_obj_is_kind_of(v, cExtensionValue)) {
+        write_ext_checked(pk, rb_struct_aref(v, INT2FIX(0)), rb_struct_aref(v, INT2FIX(1)), up, v);
+        return;
+    }
+    if (klass == cTimestamp || rb_obj_is_kind_of(v, cTimestamp)) {
+        pack_timestamp(pk, v, up);
+        return;
+    }
+    if (rb_respond_to(v, id_to_msgpack)) {
+        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+        call_back(pk, depth + 1, v, id_to_msgpack, 1, pk->self, Qnil);
+        return;
+    }
+    raise_at(eUnsupportedTypeError, "unsupported_type", up, "no MessagePack form for", v);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Ruby methods
+ * ----------------------------------------------------------------------------------------------*/
+
+static VALUE new_sub_packer(packer *pk, int depth) {
+    VALUE sub = packer_alloc(cPacker);
+    packer *s = get_packer(sub);
+    s->ext_types = pk->ext_types;
+    s->ext_list = pk->ext_list;
+    s->ext_cache = pk->ext_cache;
+    s->symbol_ext = pk->symbol_ext;
+    s->cb_depth = depth;
+    return sub;
+}
+
+static void flush_to_io(packer *pk);
+
+/* Packer.new(io = nil, options = nil) */
+static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
+    packer *pk = get_packer(self);
+    VALUE io = Qnil, opts = Qnil;
+    rb_scan_args(argc, argv, "02", &io, &opts);
+    if (RB_TYPE_P(io, T_HASH) && NIL_P(opts)) {
+        opts = io;
+        io = Qnil;
+    }
+    pk->io = io;
+    return self;
+}
+
+static VALUE packer_write(VALUE self, VALUE v) {
+    packer *pk = get_packer(self);
+    pack_value(pk, v, pk->cb_depth, NULL);
+    check_writer(pk);
+    if (!NIL_P(pk->io) && mpk_writer_size(&pk->w) >= 32 * 1024 && pk->cb_depth == 0) flush_to_io(pk);
+    return self;
+}
+
+static VALUE packer_write_nil(VALUE self) {
+    mpk_write_nil(&get_packer(self)->w);
+    return self;
+}
+static VALUE packer_write_true(VALUE self) {
+    mpk_write_bool(&get_packer(self)->w, 1);
+    return self;
+}
+static VALUE packer_write_false(VALUE self) {
+    mpk_write_bool(&get_packer(self)->w, 0);
+    return self;
+}
+static VALUE packer_write_float32(VALUE self, VALUE f) {
+    if (!rb_obj_is_kind_of(f, rb_cNumeric)) rb_raise(rb_eArgError, "expected Numeric, got %s", rb_obj_classname(f));
+    mpk_write_float32(&get_packer(self)->w, (float)NUM2DBL(f));
+    return self;
+}
+static VALUE packer_write_float(VALUE self, VALUE f) {
+    if (!rb_obj_is_kind_of(f, rb_cNumeric)) rb_raise(rb_eArgError, "expected Numeric, got %s", rb_obj_classname(f));
+    mpk_write_float64(&get_packer(self)->w, NUM2DBL(f));
+    return self;
+}
+static uint32_t header_count(VALUE n) {
+    long long c = NUM2LL(n);
+    if (c < 0 || c > 4294967295LL) rb_raise(rb_eRangeError, "count %lld outside 0..2^32-1", c);
+    return (uint32_t)c;
+}
+static VALUE packer_write_array_header(VALUE self, VALUE n) {
+    mpk_write_array(&get_packer(self)->w, header_count(n));
+    return self;
+}
+static VALUE packer_write_map_header(VALUE self, VALUE n) {
+    mpk_write_map(&get_packer(self)->w, header_count(n));
+    return self;
+}
+static VALUE packer_write_bin_header(VALUE self, VALUE n) {
+    mpk_write_bin_head(&get_packer(self)->w, header_count(n));
+    return self;
+}
+static VALUE packer_write_ext(VALUE self, VALUE type, VALUE payload) {
+    packer *pk = get_packer(self);
+    write_ext_checked(pk, type, payload, NULL, payload);
+    check_writer(pk);
+    return self;
+}
+/* Raw bytes, already MessagePack (private: used by Buffer-free composition and the tests). */
+static VALUE packer_write_raw(VALUE self, VALUE s) {
+    StringValue(s);
+    mpk_write_bytes(&get_packer(self)->w, RSTRING_PTR(s), (size_t)RSTRING_LEN(s));
+    return self;
+}
+
+static VALUE packer_size(VALUE self) { return SIZET2NUM(mpk_writer_size(&get_packer(self)->w)); }
+static VALUE packer_empty_p(VALUE self) { return mpk_writer_size(&get_packer(self)->w) ? Qfalse : Qtrue; }
+
+static VALUE packer_to_s(VALUE self) {
+    packer *pk = get_packer(self);
+    return rb_str_new((const char *)mpk_writer_data(&pk->w), (long)mpk_writer_size(&pk->w));
+}
+
+static VALUE packer_reset(VALUE self) {
+    packer *pk = get_packer(self);
+    mpk_writer_reset(&pk->w);
+    if (mpk_writer_error(&pk->w) == MPK_ERR_NO_MEMORY) mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
+    return self;
+}
+
+static void flush_to_io(packer *pk) {
+    if (!mpk_writer_size(&pk->w)) return;
+    VALUE s = rb_str_new((const char *)mpk_writer_data(&pk->w), (long)mpk_writer_size(&pk->w));
+    mpk_writer_reset(&pk->w);
+    rb_funcall(pk->io, id_write, 1, s);
+}
+
+static VALUE packer_flush(VALUE self) {
+    packer *pk = get_packer(self);
+    if (!NIL_P(pk->io)) {
+        flush_to_io(pk);
+        if (rb_respond_to(pk->io, rb_intern("flush"))) rb_funcall(pk->io, rb_intern("flush"), 0);
+    }
+    return self;
+}
+
+static VALUE packer_write_to(VALUE self, VALUE io) {
+    packer *pk = get_packer(self);
+    VALUE s = packer_to_s(self);
+    mpk_writer_reset(&pk->w);
+    return rb_funcall(io, id_write, 1, s);
+}
+
+static VALUE packer_io(VALUE self) { return get_packer(self)->io; }
+
+/* _register_type(type, klass, proc, recursive) — called by Packer#register_type (lib/mpk/packer.rb). */
+static VALUE packer_register(VALUE self, VALUE type, VALUE klass, VALUE proc, VALUE recursive) {
+    packer *pk = get_packer(self);
+    if (!FIXNUM_P(type) || FIX2LONG(type) < -128 || FIX2LONG(type) > 127) rb_raise(rb_eRangeError, "ext type must be -128..127");
+    if (!RB_TYPE_P(klass, T_CLASS) && !RB_TYPE_P(klass, T_MODULE)) rb_raise(rb_eArgError, "expected a Class or Module");
+    if (NIL_P(pk->ext_types)) {
+        pk->ext_types = rb_hash_new();
+        pk->ext_list = rb_ary_new();
+    }
+    VALUE entry = rb_ary_new_from_args(3, type, proc, RTEST(recursive) ? Qtrue : Qfalse);
+    rb_obj_freeze(entry);
+    rb_hash_aset(pk->ext_types, klass, entry);
+    rb_ary_push(pk->ext_list, rb_assoc_new(klass, entry));
+    pk->ext_cache = rb_hash_new();
+    if (klass == rb_cSymbol) pk->symbol_ext = 1;
+    return self;
+}
+
+/* Registered types as {class => [type, proc, recursive]} (a copy). */
+static VALUE packer_ext_types(VALUE self) {
+    packer *pk = get_packer(self);
+    return NIL_P(pk->ext_types) ? rb_hash_new() : rb_hash_dup(pk->ext_types);
+}
+
+/* MPK._pack(obj, ext_source_packer_or_nil): one object to a new String. */
+static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
+    VALUE self = packer_alloc(cPacker);
+    packer *pk = get_packer(self);
+    if (!NIL_P(proto)) {
+        packer *p = get_packer(proto);
+        pk->ext_types = p->ext_types;
+        pk->ext_list = p->ext_list;
+        pk->ext_cache = p->ext_cache;
+        pk->symbol_ext = p->symbol_ext;
+    }
+    pack_value(pk, v, 0, NULL);
+    check_writer(pk);
+    /* hand over the packer's own String: no copy */
+    VALUE out = pk->buf;
+    size_t n = mpk_writer_size(&pk->w);
+    if (NIL_P(out)) return rb_str_new(NULL, 0);
+    pk->buf = Qnil;
+    mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the String */
+    rb_str_set_len(out, (long)n);
+    if (rb_str_capacity(out) > 2 * n + 64) rb_str_resize(out, (long)n); /* give back a large unused tail */
+    RB_GC_GUARD(self);
+    return out;
+}
+
+void rb_mpk_init_packer(void) {
+    cPacker = rb_define_class_under(mMPK, "Packer", rb_cObject);
+    rb_gc_register_mark_object(cPacker);
+    rb_define_alloc_func(cPacker, packer_alloc);
+    rb_define_method(cPacker, "initialize", packer_initialize, -1);
+    rb_define_method(cPacker, "write", packer_write, 1);
+    rb_define_method(cPacker, "pack", packer_write, 1);
+    rb_define_method(cPacker, "write_nil", packer_write_nil, 0);
+    rb_define_method(cPacker, "write_true", packer_write_true, 0);
+    rb_define_method(cPacker, "write_false", packer_write_false, 0);
+    rb_define_method(cPacker, "write_float32", packer_write_float32, 1);
+    rb_define_method(cPacker, "write_float", packer_write_float, 1);
+    rb_define_method(cPacker, "write_array_header", packer_write_array_header, 1);
+    rb_define_method(cPacker, "write_map_header", packer_write_map_header, 1);
+    rb_define_method(cPacker, "write_bin_header", packer_write_bin_header, 1);
+    rb_define_method(cPacker, "write_ext", packer_write_ext, 2);
+    rb_define_method(cPacker, "_write_raw", packer_write_raw, 1);
+    rb_define_method(cPacker, "size", packer_size, 0);
+    rb_define_method(cPacker, "empty?", packer_empty_p, 0);
+    rb_define_method(cPacker, "to_s", packer_to_s, 0);
+    rb_define_method(cPacker, "to_str", packer_to_s, 0);
+    rb_define_method(cPacker, "reset", packer_reset, 0);
+    rb_define_method(cPacker, "clear", packer_reset, 0);
+    rb_define_method(cPacker, "flush", packer_flush, 0);
+    rb_define_method(cPacker, "write_to", packer_write_to, 1);
+    rb_define_method(cPacker, "io", packer_io, 0);
+    rb_define_method(cPacker, "_register_type", packer_register, 4);
+    rb_define_method(cPacker, "_ext_types", packer_ext_types, 0);
+    rb_define_singleton_method(mMPK, "_pack", mpk_s_pack, 2);
+}

@@ -1,0 +1,3 @@
+module MPK
+  VERSION = "0.1.0"
+end

@@ -1,0 +1,141 @@
+require_relative "spec_helper"
+
+RSpec.describe "MPK one-shot API" do
+  it "packs the seed's example" do
+    expect([0, true, false, nil].to_msgpack).to eq("\x94\x00\xc3\xc2\xc0".b)
+    expect(MPK.pack([0, true, false, nil])).to eq("\x94\x00\xc3\xc2\xc0".b)
+    expect(MPK.dump("a")).to eq("\xa1a".b)
+  end
+
+  it "round-trips the core types" do
+    obj = { "int" => [0, 1, -1, 127, 128, -32, -33, 2**64 - 1, -2**63], "f" => [1.5, -0.0, Float::INFINITY],
+            "s" => "héllo", "b" => "\x00\xff".b, "nested" => { "a" => [[], {}] }, "n" => nil, "t" => true }
+    back = MPK.unpack(MPK.pack(obj))
+    expect(back).to eq(obj)
+    expect(back["s"].encoding).to eq(Encoding::UTF_8)
+    expect(back["b"].encoding).to eq(Encoding::BINARY)
+    expect(MPK.load(MPK.dump(obj))).to eq(obj)
+  end
+
+  it "packs a Symbol as its name and other encodings as UTF-8" do
+    expect(MPK.pack(:abc)).to eq("\xa3abc".b)
+    expect(MPK.pack("é".encode("ISO-8859-1"))).to eq("\xa2\xc3\xa9".b)
+  end
+
+  it "writes the shortest int forms" do
+    expect(MPK.pack(255)).to eq("\xcc\xff".b)
+    expect(MPK.pack(-129)).to eq("\xd1\xff\x7f".b)
+    expect(MPK.pack(2**63)).to eq("\xcf\x80\x00\x00\x00\x00\x00\x00\x00".b)
+  end
+
+  it "refuses integers beyond 64 bits with RangeError" do
+    expect { MPK.pack(2**64) }.to raise_error(RangeError)
+    expect { MPK.pack(-2**63 - 1) }.to raise_error(RangeError)
+  end
+
+  it "refuses an unsupported object naming its class and path" do
+    expect { MPK.pack([1, { "k" => Object.new }]) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[1\]\["k"\]/) { |e|
+      expect(e.kind).to eq(:unsupported_type)
+    }
+  end
+
+  it "calls to_msgpack(packer) on other objects" do
+    klass = Class.new { def to_msgpack(pk) = pk.write([1, 2]) }
+    expect(MPK.unpack(MPK.pack({ "x" => klass.new }))).to eq({ "x" => [1, 2] })
+  end
+
+  it "freezes and deduplicates hash keys" do
+    a, b = MPK.unpack(MPK.pack([{ "key" => 1 }, { "key" => 2 }]))
+    expect(a.keys[0]).to be_frozen
+    expect(a.keys[0]).to equal(b.keys[0])
+  end
+
+  it "symbolizes keys and freezes values on request" do
+    v = MPK.unpack(MPK.pack({ "a" => ["x"] }), symbolize_keys: true, freeze: true)
+    expect(v).to eq({ a: ["x"] })
+    expect(v).to be_frozen
+    expect(v[:a]).to be_frozen
+    expect(v[:a][0]).to be_frozen
+  end
+
+  it "shares long strings with the input (copy-on-write), copying short ones" do
+    long = MPK.unpack(MPK.pack("x" * 1000))
+    expect(long).to eq("x" * 1000)
+    long << "y" # still an ordinary, mutable String
+    expect(long.size).to eq(1001)
+  end
+
+  describe "errors" do
+    def error_of(bytes, **opts)
+      MPK.unpack(bytes.b, **opts)
+      nil
+    rescue MPK::Error => e
+      e
+    end
+
+    it "raises msgpack-ruby's classes with the spec's kind and offset" do
+      cases = {
+        "\x93\x01" => [MPK::TruncatedError, :truncated, 0],
+        "\xc1" => [MPK::MalformedFormatError, :invalid_byte, 0],
+        "\x01\x02" => [MPK::MalformedFormatError, :trailing_bytes, 1],
+        "\x92\x01\xd6\xff\x00" => [MPK::TruncatedError, :truncated, 2],
+        "\xd5\xff\x00\x00" => [MPK::MalformedFormatError, :invalid_timestamp, 0],
+        "\xd4\x05\x00" => [MPK::UnknownExtTypeError, :unknown_ext_type, 0],
+      }
+      cases.each do |hex, (klass, kind, offset)|
+        e = error_of(hex)
+        expect(e).to be_a(klass), "#{hex.unpack1('H*')}: #{e.inspect}"
+        expect([e.kind, e.offset]).to eq([kind, offset]), hex.unpack1("H*")
+        expect(e.message).to end_with("at byte #{offset}")
+      end
+      expect(error_of("\x93\x01")).to be_a(EOFError)
+    end
+
+    it "applies the depth and length limits with the core's defaults" do
+      deep = ("\x91" * 1024) + "\x00"
+      expect(MPK.unpack(deep.b)).to be_a(Array)
+      e = error_of(("\x91" * 1025) + "\x00")
+      expect([e.class, e.kind, e.offset]).to eq([MPK::StackError, :depth_limit, 1024])
+      e = error_of("\xa3abc", limits: { str: 2 })
+      expect([e.class, e.kind, e.offset]).to eq([MPK::LengthLimitError, :length_limit, 0])
+      e = error_of("\x92\x00\x00", limits: { array: 1 })
+      expect([e.kind, e.offset]).to eq([:length_limit, 0])
+      expect(MPK::DEFAULT_DEPTH).to eq(1024)
+      expect(MPK::DEFAULT_LENGTH).to eq(2**32 - 1)
+    end
+
+    it "checks strict UTF-8 only when asked" do
+      expect(MPK.unpack("\xa1\xff".b).bytes).to eq([0xff])
+      e = error_of("\xa1\xff", strict_utf8: true)
+      expect([e.kind, e.offset]).to eq([:invalid_utf8, 0])
+    end
+
+    it "refuses to pack nesting deeper than 1024" do
+      v = []
+      1100.times { v = [v] }
+      expect { MPK.pack(v) }.to raise_error(MPK::StackError)
+      cyclic = []
+      cyclic << cyclic
+      expect { MPK.pack(cyclic) }.to raise_error(MPK::StackError)
+    end
+  end
+end
+
+RSpec.describe "Ractors" do
+  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)" do
+    out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
+      require "mpk"
+      rs = 2.times.map do |i|
+        Ractor.new(i) do |k|
+          pk = MPK::Packer.new
+          pk.write([k, "a", { "b" => 2.5 }])
+          u = MPK::Unpacker.new
+          u.feed(pk.to_s)
+          [u.read, MPK.unpack(MPK.pack([k]))]
+        end
+      end
+      p rs.map(&:take)
+    RUBY
+    expect(out).to eq("[[[0, \"a\", {\"b\"=>2.5}], [0]], [[1, \"a\", {\"b\"=>2.5}], [1]]]\n")
+  end
+end
