@@ -1,5 +1,6 @@
 import { DecodeError } from "./DecodeError.js";
-import { Decoder, TRUNCATED, type DecoderOptions } from "./Decoder.js";
+import { Decoder, TRUNCATED } from "./Decoder.js";
+import type { DecoderOptions } from "./limits.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { ValueScanner } from "./ValueScanner.js";
 
@@ -23,8 +24,8 @@ export class ChunkDecoder {
   private base = 0;
   /** pending holds the start of a value that did not fit; the scanner is walking it. */
   private scanning = false;
-  /** The error the stream ended with; later calls throw it again. */
-  private failure: DecodeError | undefined;
+  /** The error the stream ended with (a DecodeError, or the TypeError of a chunk that is not bytes); later calls throw it again. */
+  private failure: Error | undefined;
 
   constructor(options?: DecoderOptions) {
     this.decoder = new Decoder(options);
@@ -37,11 +38,13 @@ export class ChunkDecoder {
    */
   feed(chunk: BinaryInput, out: unknown[]): void {
     if (this.failure) throw this.failure;
-    this.append(toBytes(chunk));
     try {
+      // a chunk that is not bytes (a string from a stream opened with an encoding) ends the
+      // stream: its characters are not the bytes sent, and nothing after it can be trusted
+      this.append(toBytes(chunk));
       this.decodeAvailable(out);
     } catch (e) {
-      if (e instanceof DecodeError) this.failure = e;
+      if (e instanceof DecodeError || e instanceof TypeError) this.failure = e;
       throw e;
     }
   }
@@ -87,8 +90,10 @@ export class ChunkDecoder {
         [value, next] = this.decoder.decodeAt(input, at, true);
       } catch (e) {
         if (e !== TRUNCATED) {
+          // e.offset counts from input[0], which is at this.base: rebase before consuming
+          const error = this.rebased(e, input);
           this.consume(at);
-          throw this.rebased(e, this.pending.subarray(0, this.length));
+          throw error;
         }
         // cut off: scan what is there (it may already prove an error) and wait for the rest
         this.consume(at);

@@ -2,7 +2,9 @@ import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
 import { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
 import { Float } from "./Float.js";
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, decodeLimits, type DecodeLimits } from "./limits.js";
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, DEFAULT_MAX_NUMBER_KEYS, decodeLimits, type DecodeLimits, type DecoderOptions } from "./limits.js";
+
+export type { DecoderOptions } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
@@ -13,44 +15,6 @@ import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
 import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
 
-export type DecoderOptions = Readonly<
-  Partial<{
-    /** What a map with only str keys becomes: a plain object or a `Map`. Defaults to "object". Maps with other keys always give a `Map`. */
-    map: "object" | "Map";
-    /**
-     * What an int 64 / uint 64 becomes: always a number (may round), always a bigint, or ("auto") a
-     * number when the value is exactly representable as one, else a bigint. Defaults to "auto".
-     */
-    int64: "number" | "bigint" | "auto";
-    /**
-     * What a str that is not valid UTF-8 becomes: a string with U+FFFD in place of the bad bytes
-     * ("replace", as TextDecoder does), a DecodeError of kind invalid_utf8 ("strict"), or a
-     * `RawStr` holding the bytes ("raw"). Defaults to "replace".
-     */
-    utf8: "replace" | "strict" | "raw";
-    /** What a timestamp (ext -1) becomes. "Date" falls back to a `Timestamp` outside Date's range. Defaults to "Date". */
-    timestamp: "Date" | "Timestamp";
-    /**
-     * Keep every wire distinction: floats as `Float`, maps as `MapPairs` (duplicates and order
-     * kept), timestamps as `Timestamp`. For tools that must re-encode byte for byte. Defaults to false.
-     */
-    exact: boolean;
-    /** Decoders for application ext types; unknown types give `ExtData`. */
-    extensions: ExtensionCodec;
-    /** Containers enclosing a value, itself included. Defaults to 1024 (DEFAULT_MAX_DEPTH). */
-    maxDepth: number;
-    /** Bytes of one str. Defaults to 4294967295 (DEFAULT_MAX_LENGTH). */
-    maxStrLength: number;
-    /** Bytes of one bin. Defaults to 4294967295. */
-    maxBinLength: number;
-    /** Payload bytes of one ext, timestamps included. Defaults to 4294967295. */
-    maxExtLength: number;
-    /** Elements of one array. Defaults to 4294967295. */
-    maxArrayLength: number;
-    /** Key/value pairs of one map. Defaults to 4294967295. */
-    maxMapLength: number;
-  }>
->;
 
 const INT64_NUMBER = 0;
 const INT64_BIGINT = 1;
@@ -78,6 +42,7 @@ let maxBin = DEFAULT_MAX_LENGTH;
 let maxExt = DEFAULT_MAX_LENGTH;
 let maxArray = DEFAULT_MAX_LENGTH;
 let maxMap = DEFAULT_MAX_LENGTH;
+let maxNumberKeys = DEFAULT_MAX_NUMBER_KEYS;
 let keyMax = 16;
 let mapAsMap = false;
 let int64Mode = INT64_AUTO;
@@ -102,6 +67,15 @@ let streamMode = false;
 let optionsOf: Decoder | null = null;
 /** The depth (enclosing containers) of the container head read last. */
 let deepestContainer = 0;
+/**
+ * Elements that the open containers still owe after the value being read (a map owes two per
+ * pair): each will take at least one byte, so a container of n elements can be filled only if
+ * n + owed <= end - pos. Every container loop sets it before reading an element that may be a
+ * container; only presizing reads it. Checking each count alone is not enough: 1,000 nested
+ * array 32 heads each declaring as many elements as there are bytes left pass that check one by
+ * one and, presized, would claim 1,000 times the input.
+ */
+let owed = 0;
 
 export class Decoder {
   private readonly limits: DecodeLimits;
@@ -190,6 +164,7 @@ export class Decoder {
     }
     pos = start;
     end = bytes.length;
+    owed = 0;
     streamMode = false;
     batching = false; // a nested decode must not read the outer input's str batch
     batchEligible = false;
@@ -201,6 +176,7 @@ export class Decoder {
     maxExt = this.limits.ext;
     maxArray = this.limits.array;
     maxMap = this.limits.map;
+    maxNumberKeys = this.limits.numberKeys;
     keyMax = Math.min(KEY_MAX_BYTES, this.limits.str); // longer keys go through read(), which checks the limit
     mapAsMap = this.mapAsMap;
     int64Mode = this.int64Mode;
@@ -212,12 +188,12 @@ export class Decoder {
 }
 
 function save(): unknown[] {
-  return [optionsOf, buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [optionsOf, buf, view, pos, end, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
 }
 
 /**
@@ -488,6 +464,8 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   const d = depth + 1;
   // Short arrays as literals: they come out packed (new Array(n) is holey), which is cheaper to
   // make and to read; pairs and triples (coordinates, table rows) are the common case.
+  // (`owed` is set before each element but the last, which owes what the array itself owed)
+  const o = owed;
   switch (n) {
     case 0: return [];
     case 1: return [read(d)];
@@ -499,18 +477,27 @@ function readArray(head: number, n: number, depth: number): unknown[] {
         pos += 18;
         return [x, y];
       }
+      owed = o + 1;
       const a = read(d);
+      owed = o;
       return [a, read(d)];
     }
     case 3: {
+      owed = o + 2;
       const a = read(d);
+      owed = o + 1;
       const b = read(d);
+      owed = o;
       return [a, b, read(d)];
     }
     case 4: {
+      owed = o + 3;
       const a = read(d);
+      owed = o + 2;
       const b = read(d);
+      owed = o + 1;
       const c = read(d);
+      owed = o;
       return [a, b, c, read(d)];
     }
   }
@@ -519,9 +506,23 @@ function readArray(head: number, n: number, depth: number): unknown[] {
   const h = buf[pos]!;
   if (h < 0x80 || (h >= 0xcc && h <= 0xd3)) return readIntArray(n, d);
   if (h === 0x92 && buf[pos + 1] === 0xcb) return readPairArray(n, d);
-  const arr: unknown[] = new Array(n);
-  for (let i = 0; i < n; i++) arr[i] = read(d);
+  const arr = newArray(n);
+  const last = o + n - 1;
+  for (let i = 0; i < n; i++) {
+    owed = last - i;
+    arr[i] = read(d);
+  }
   return arr;
+}
+
+/**
+ * The array for a container of n elements: presized when the bytes left can hold its elements and
+ * everything the open containers owe, else empty and grown as elements come (the input is then
+ * cut short, and decoding fails where spec/README.md says, having built no more than the bytes
+ * it read). Either way nothing is allocated beyond what the input can fill.
+ */
+function newArray<T>(n: number): T[] {
+  return n + owed <= end - pos ? new Array<T>(n) : [];
 }
 
 /**
@@ -529,7 +530,8 @@ function readArray(head: number, n: number, depth: number): unknown[] {
  * those pairs are read here, without two calls each.
  */
 function readPairArray(n: number, d: number): unknown[] {
-  const arr: unknown[] = new Array(n);
+  const arr = newArray(n);
+  const last = owed + n - 1;
   // the pairs are containers at depth d: the fast path only where the general one accepts them (their
   // length, 2, is within the array limit: the enclosing array's, over 4, passed it)
   const fast = d < maxDepth && !exact;
@@ -546,6 +548,7 @@ function readPairArray(n: number, d: number): unknown[] {
       arr[i] = [x, y];
     } else {
       pos = p;
+      owed = last - i;
       arr[i] = read(d);
       p = pos;
     }
@@ -556,7 +559,8 @@ function readPairArray(n: number, d: number): unknown[] {
 
 /** An array of more than four elements that starts with an int: the ints are read here, without a call. */
 function readIntArray(n: number, d: number): unknown[] {
-  const arr: unknown[] = new Array(n);
+  const arr = newArray(n);
+  const last = owed + n - 1;
   const b = buf;
   const v = view;
   // the position in a local (a register) while no call can move it; pos is written back around read()
@@ -584,6 +588,7 @@ function readIntArray(n: number, d: number): unknown[] {
       }
     } else {
       pos = p;
+      owed = last - i;
       arr[i] = read(d);
       p = pos;
     }
@@ -598,8 +603,8 @@ function readMap(head: number, n: number, depth: number): unknown {
   if (n * 2 > end - pos) return truncated(head); // every key and value takes at least one byte
   deepestContainer = depth;
   if (exact) return readPairs(n, depth + 1);
-  if (mapAsMap) return readIntoMap(new Map(), n, depth + 1, 0);
-  return readObject(n, depth + 1);
+  if (mapAsMap) return readIntoMap(head, new Map(), n, depth + 1, 0);
+  return readObject(head, n, depth + 1);
 }
 
 // Maps become objects made by this constructor: their prototype is Object.prototype, so they are
@@ -608,15 +613,20 @@ function readMap(head: number, n: number, depth: number): unknown {
 function PlainObject(): void {}
 PlainObject.prototype = Object.prototype;
 
-function readObject(n: number, depth: number): unknown {
+function readObject(head: number, n: number, depth: number): unknown {
   const obj = new (PlainObject as unknown as new () => Record<string, unknown>)();
   let i = 0;
   let key: unknown;
   let after = firstKeyIndex(depth);
+  // what the open containers owe after this pair's value (see `owed`)
+  let rest = owed + 2 * n;
   for (; i < n; i++) {
+    rest -= 2;
+    owed = rest + 1;
     key = readKey(depth, after);
     after = keyAfter; // before the value: nested maps set it too
     if (typeof key !== "string") break;
+    owed = rest;
     const value = read(depth);
     if (key === "__proto__") {
       // a plain key like any other: defining it never reaches Object.prototype's setter
@@ -626,7 +636,7 @@ function readObject(n: number, depth: number): unknown {
     }
   }
   // a key that is not a str: the rest goes into a Map
-  return i === n ? obj : readIntoMap(objectToMap(obj), n, depth, i, key);
+  return i === n ? obj : readIntoMap(head, objectToMap(obj), n, depth, i, key, rest);
 }
 
 /**
@@ -674,25 +684,51 @@ function objectToMap(obj: Record<string, unknown>): Map<unknown, unknown> {
   return map;
 }
 
-function readIntoMap(map: Map<unknown, unknown>, n: number, depth: number, done: number, firstKey?: unknown): Map<unknown, unknown> {
+/**
+ * Reads pairs done..n-1 of the map whose head is at `head` into `map`. With `firstKey` (and
+ * `rest`, what is owed after its value), pair `done`'s key has been read already.
+ *
+ * Number and bigint keys count against maxNumberKeys: V8 hashes them in a Map without a seed, so
+ * keys crafted to share their hash's low bits make every insertion walk one long chain (measured
+ * in Node 20: 4096 such int32 keys took 37 ms against 0.3 ms for random ones, 65536 about 5.5 s;
+ * the time grows with the square of the count). The limit bounds that square.
+ */
+function readIntoMap(head: number, map: Map<unknown, unknown>, n: number, depth: number, done: number, firstKey?: unknown, rest = owed + 2 * n): Map<unknown, unknown> {
   let i = done;
+  let numberKeys = 0;
   if (done > 0 || firstKey !== undefined) {
+    if (isNumberKey(firstKey) && ++numberKeys > maxNumberKeys) fail("length_limit", head);
+    owed = rest;
     map.set(firstKey, read(depth));
     i++;
   }
   let after = firstKeyIndex(depth);
   for (; i < n; i++) {
+    rest -= 2;
+    owed = rest + 1;
     const key = readKey(depth, after);
     after = keyAfter;
+    if (isNumberKey(key) && ++numberKeys > maxNumberKeys) fail("length_limit", head);
+    owed = rest;
     map.set(key, read(depth));
   }
   return map;
 }
 
+function isNumberKey(key: unknown): boolean {
+  const t = typeof key;
+  return t === "number" || t === "bigint";
+}
+
 function readPairs(n: number, depth: number): MapPairs {
-  const pairs: Array<[unknown, unknown]> = new Array(n);
+  // presized as newArray does, charging two elements a pair
+  const pairs: Array<[unknown, unknown]> = 2 * n + owed <= end - pos ? new Array(n) : [];
+  let rest = owed + 2 * n;
   for (let i = 0; i < n; i++) {
+    rest -= 2;
+    owed = rest + 1;
     const key = read(depth);
+    owed = rest;
     pairs[i] = [key, read(depth)];
   }
   return new MapPairs(pairs);

@@ -1,5 +1,5 @@
 import { ChunkDecoder } from "./ChunkDecoder.js";
-import type { DecoderOptions } from "./Decoder.js";
+import type { DecoderOptions } from "./limits.js";
 import type { BinaryInput } from "./utils/bytes.js";
 
 /**

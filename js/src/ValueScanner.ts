@@ -1,5 +1,5 @@
 import { DecodeError } from "./DecodeError.js";
-import type { DecoderOptions } from "./Decoder.js";
+import type { DecoderOptions } from "./limits.js";
 import { decodeLimits, type DecodeLimits } from "./limits.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
 import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
@@ -73,14 +73,14 @@ export class ValueScanner {
         if (p + header > end) break;
         length = readLength(bytes, p + 1, field);
         if (length > (ext ? this.limits.ext : this.limits.bin)) throw new DecodeError("length_limit", head, h);
-        if (ext && (bytes[p + header - 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = CHECK_TIMESTAMP;
+        if (ext && (bytes[p + header - 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = timestampCheck(head, h, length);
       } else if (h >= 0xd4 && h <= 0xd8) {
         // fixext 1/2/4/8/16: type byte, payload
         header = 2;
         if (p + header > end) break;
         length = 1 << (h - 0xd4);
         if (length > this.limits.ext) throw new DecodeError("length_limit", head, h);
-        if ((bytes[p + 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = CHECK_TIMESTAMP;
+        if ((bytes[p + 1]! << 24) >> 24 === TIMESTAMP_EXT_TYPE) check = timestampCheck(head, h, length);
       } else if (h >= 0xd9 && h <= 0xdb) {
         // str 8/16/32
         const field = 1 << (h - 0xd9);
@@ -145,6 +145,16 @@ export class ValueScanner {
     const view = new DataView(bytes.buffer, bytes.byteOffset + start, length);
     if (decodeTimestampPayload(view, 0, length) === null) throw new DecodeError("invalid_timestamp", head, bytes[head]);
   }
+}
+
+/**
+ * A timestamp's length is known from its header: one that no timestamp has is reported there,
+ * before its payload is buffered (`c9 ff ff ff ff ff` would otherwise wait for 4 GiB). The
+ * nanoseconds need the payload.
+ */
+function timestampCheck(head: number, h: number, length: number): number {
+  if (length !== 4 && length !== 8 && length !== 12) throw new DecodeError("invalid_timestamp", head, h);
+  return CHECK_TIMESTAMP;
 }
 
 const CHECK_NONE = 0;

@@ -1,4 +1,5 @@
-import { Decoder, type DecoderOptions } from "./Decoder.js";
+import { Decoder } from "./Decoder.js";
+import type { DecoderOptions } from "./limits.js";
 import type { BinaryInput } from "./utils/bytes.js";
 
 const defaultDecoder = /* @__PURE__ */ new Decoder();

@@ -5,7 +5,7 @@ export { Decoder } from "./Decoder.js";
 export type { DecoderOptions } from "./Decoder.js";
 export { DecodeError } from "./DecodeError.js";
 export type { DecodeErrorKind } from "./DecodeError.js";
-export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH } from "./limits.js";
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, DEFAULT_MAX_NUMBER_KEYS } from "./limits.js";
 export type { BinaryInput } from "./utils/bytes.js";
 export { decodeStream } from "./decodeStream.js";
 export type { ByteSource } from "./decodeStream.js";

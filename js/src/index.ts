@@ -11,7 +11,7 @@ export { Decoder } from "./Decoder.js";
 export type { DecoderOptions } from "./Decoder.js";
 export { DecodeError } from "./DecodeError.js";
 export type { DecodeErrorKind } from "./DecodeError.js";
-export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH } from "./limits.js";
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, DEFAULT_MAX_NUMBER_KEYS } from "./limits.js";
 export type { BinaryInput } from "./utils/bytes.js";
 
 // stream

@@ -32,6 +32,9 @@ const cases = loadCorpus();
  */
 const STREAM_ERRORS: Record<string, [string, number]> = {
   "92 c1: two elements cannot fit in one byte": ["invalid_byte", 1],
+  // an ext -1 whose header gives a length no timestamp has: proved at its head, before its payload
+  "invalid timestamp length, payload cut off: truncated first": ["invalid_timestamp", 0],
+  "d8ff0000: declared size beyond the input": ["invalid_timestamp", 0],
 };
 
 describe("corpus through decodeStream", () => {
@@ -115,6 +118,9 @@ describe("decodeStream", () => {
     ["a map over its limit", "dc0100" + "de0005", { maxMapLength: 4 }, "length_limit", 3],
     ["a timestamp with nsec over 999999999", "dc0100" + "d7ff" + "fffffffc00000000", {}, "invalid_timestamp", 3],
     ["an invalid str in strict mode", "dd0000ffff" + "a2c328", { utf8: "strict" }, "invalid_utf8", 5],
+    // the header alone proves it: the stream must not wait for (or buffer) a 4 GiB payload
+    ["an ext -1 of a length no timestamp has", "dc0100" + "c9ffffffffff", {}, "invalid_timestamp", 3],
+    ["a fixext 16 of type -1", "dc0100" + "d8ff", {}, "invalid_timestamp", 3],
   ];
   for (const [name, hex, options, kind, offset] of provable) {
     test(`a stream reports ${name} before the input ends`, async () => {
