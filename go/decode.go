@@ -48,12 +48,14 @@ type DecodeOptions struct {
 	MapAnyAny   bool    // decode every map into an `any` as map[any]any
 	CopyStrings bool    // give every decoded string and []byte its own allocation
 
-	// MaxAlloc bounds the bytes one decode allocates (0: no bound). A declared count is already
-	// checked against the bytes present, but a value can still allocate more than its encoding
-	// (a []any of n nils takes 16n bytes for n input bytes); MaxAlloc caps that. Containers and
-	// pointers are charged before they are allocated, strings and byte slices as they are copied;
-	// going over is a LengthLimit error at the head of the value that went over. Go only: the
-	// other mpk implementations have no such limit.
+	// MaxAlloc bounds the bytes one decode allocates: 0 means the default budget,
+	// DefaultAllocBudget(len(data)), which is proportional to the input; a negative value means
+	// no bound. Declared counts are already checked against the bytes present, across all open
+	// containers, but a value can still allocate more than its encoding (a []T of n nils takes
+	// n*sizeof(T) bytes for n input bytes); MaxAlloc caps that. Containers and pointers are
+	// charged before they are allocated, strings and byte slices as they are copied; going over
+	// is a LengthLimit error at the head of the value that went over (unless the input is
+	// malformed: then its own error). Go only: the other mpk implementations have no such limit.
 	MaxAlloc int64
 }
 
@@ -68,7 +70,7 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 		flags = flagJSONTags
 	}
 	d := getDecodeState(data, lim, o.StrictUTF8, flags)
-	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, o.MaxAlloc
+	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, allocBudget(o.MaxAlloc, len(data))
 	err := d.unmarshal(v)
 	putDecodeState(d)
 	return err
@@ -91,18 +93,20 @@ type decodeState struct {
 	lastType reflect.Type
 	lastDec  decoderFunc
 
-	maxAlloc  int64 // DecodeOptions.MaxAlloc
-	allocated int64
-	allocErr  error // the budget ran out while copying a string: reported at the next charge
+	maxAlloc   int64 // the allocation budget (see allocBudget)
+	allocated  int64
+	startDepth int   // containers enclosing data's value (UnmarshalPrefixNested)
+	allocErr   error // the budget ran out while copying a string: reported at the next charge
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 
 func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *decodeState {
 	d := decodeStatePool.Get().(*decodeState)
-	d.reader = reader{data: data, lim: *lim, strict: strict}
+	d.reader = newReader(data, lim)
+	d.strict = strict
 	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena, d.arenaOff = nil, flags, false, false, nil, 0
-	d.maxAlloc, d.allocated, d.allocErr = 0, 0, nil
+	d.maxAlloc, d.allocated, d.allocErr, d.startDepth = DefaultAllocBudget(len(data)), 0, nil, 0
 	return d
 }
 
@@ -167,21 +171,59 @@ func (d *decodeState) mismatch(t tok, h int, typ reflect.Type) error {
 	return d.skip()
 }
 
-// charge counts n bytes about to be allocated for the value whose head is at h against
-// MaxAlloc.
-func (d *decodeState) charge(n uint64, h int) error {
-	if d.maxAlloc == 0 {
-		return nil
+// DefaultAllocBudget is the bytes a decode of n input bytes may allocate when
+// DecodeOptions.MaxAlloc is 0: 1 MiB plus 256 bytes per input byte. Decoding into `any` takes at
+// most about 48 bytes per input byte, and a struct of 30 fields decoded from a map that carries
+// one of them (omitempty) about 200; what goes over is a slice or pointer of large element types
+// filled from nils or empty maps ([]struct{ B [4096]byte } from n nils: 4096 bytes per byte).
+func DefaultAllocBudget(n int) int64 {
+	return 1<<20 + 256*int64(n)
+}
+
+// allocBudget is the budget for DecodeOptions.MaxAlloc = max and an input of n bytes.
+func allocBudget(max int64, n int) int64 {
+	switch {
+	case max == 0:
+		return DefaultAllocBudget(n)
+	case max < 0:
+		return math.MaxInt64
 	}
+	return max
+}
+
+// charge counts n bytes about to be allocated for the value whose head is at h against the
+// allocation budget.
+func (d *decodeState) charge(n uint64, h int) error {
 	if d.allocErr != nil {
 		return d.allocErr
 	}
 	d.allocated += int64(min(n, 1<<62))
-	if d.allocated > d.maxAlloc || n > 1<<62 {
-		d.allocErr = d.fail(LengthLimit, h)
+	if d.allocated > d.maxAlloc || n > 1<<62 || d.allocated < 0 {
+		d.allocErr = d.refuse(LengthLimit, h)
 		return d.allocErr
 	}
 	return nil
+}
+
+// refuse is the error for a decode that stops before allocating for the container or value at
+// h: one whose declared count the bytes left cannot hold together with what the other open
+// containers still owe (kind Truncated: the input is certainly cut short), or one over the
+// allocation budget (LengthLimit). A malformed input gets its own first error, as spec/README.md
+// orders them, found by a check of the whole input that allocates nothing, so the error never
+// depends on the target type.
+func (d *decodeState) refuse(k Kind, h int) error {
+	r := newReader(d.data, &d.lim)
+	r.strict, r.base, r.depth = d.strict, d.base, d.startDepth
+	if err := r.skip(); err != nil {
+		return err
+	}
+	return d.fail(k, h)
+}
+
+// tooMany reports whether the container head just read declares more elements than the bytes
+// left can hold together with the elements the enclosing containers still owe.
+func (d *decodeState) tooMany() bool {
+	return d.open > len(d.data)
 }
 
 // arenaChunk bounds the memory one retained string can keep alive: strings are carved out of
@@ -204,7 +246,7 @@ func (d *decodeState) bytes(b []byte) []byte {
 		if size < n {
 			size = n
 		}
-		if d.maxAlloc != 0 && d.charge(uint64(size), d.lastHead) != nil {
+		if d.charge(uint64(size), d.lastHead) != nil {
 			return []byte{} // reported by the next charge or at the end
 		}
 		d.arena, d.arenaOff = make([]byte, size), 0
@@ -653,10 +695,15 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
 		n := int(tk.n)
 		if v.Cap() < n || v.IsNil() {
+			if d.tooMany() {
+				return d.refuse(Truncated, h)
+			}
 			if err := d.charge(uint64(n)*uint64(elemSize), h); err != nil {
 				return err
 			}
 		}
+		floor := d.floor
+		d.floor = d.open
 		if v.Cap() >= n && !v.IsNil() {
 			v.SetLen(n)
 			// Elements are decoded as if into fresh values.
@@ -691,6 +738,7 @@ func sliceDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			}
 		}
 		d.depth--
+		d.floor = floor
 		return nil
 	}
 }
@@ -714,6 +762,8 @@ func arrayDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		}
 		once.Do(func() { elemDec = typeDecoder(t.Elem(), flags) })
 		d.depth++
+		floor := d.floor
+		d.floor = d.open
 		for i := 0; i < int(tk.n); i++ {
 			if i < v.Len() {
 				if err := elemDec(d, v.Index(i)); err != nil {
@@ -727,6 +777,7 @@ func arrayDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			v.Index(i).SetZero()
 		}
 		d.depth--
+		d.floor = floor
 		return nil
 	}
 }
@@ -753,13 +804,20 @@ func mapDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			valDec = typeDecoder(t.Elem(), flags)
 		})
 		n := int(tk.n)
-		if err := d.charge(uint64(n)*uint64(t.Key().Size()+t.Elem().Size()+8), h); err != nil {
-			return err
+		if d.tooMany() {
+			return d.refuse(Truncated, h)
 		}
-		if v.IsNil() {
-			v.Set(reflect.MakeMapWithSize(t, n))
+		made := v.IsNil()
+		if made {
+			hint := min(n, maxMapPresize)
+			if err := d.charge(uint64(hint)*uint64(t.Key().Size()+t.Elem().Size()+8), h); err != nil {
+				return err
+			}
+			v.Set(reflect.MakeMapWithSize(t, hint))
 		}
 		d.depth++
+		floor := d.floor
+		d.floor = d.open
 		key := reflect.New(t.Key()).Elem()
 		val := reflect.New(t.Elem()).Elem()
 		for i := 0; i < n; i++ {
@@ -780,6 +838,29 @@ func mapDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 			v.SetMapIndex(key, val)
 		}
 		d.depth--
+		d.floor = floor
+		if made && n > sparseMapMin && v.Len() < n/2 {
+			v.Set(resizedMap(v))
+		}
 		return nil
 	}
+}
+
+// maxMapPresize bounds the room a decoded map is made with: a map of more pairs grows as its
+// distinct keys arrive, so its tables follow what the input holds rather than what it declares.
+const maxMapPresize = 4096
+
+// sparseMapMin is the count above which a map made for n pairs that received fewer than n/2
+// distinct keys (duplicates) is copied into one sized for what it holds: a map keeps the room it
+// was made with, so valid input repeating one key would otherwise keep tables sized for every
+// pair it declared.
+const sparseMapMin = 16
+
+// resizedMap returns a copy of the map m sized for its length.
+func resizedMap(m reflect.Value) reflect.Value {
+	out := reflect.MakeMapWithSize(m.Type(), m.Len())
+	for it := m.MapRange(); it.Next(); {
+		out.SetMapIndex(it.Key(), it.Value())
+	}
+	return out
 }

@@ -60,27 +60,42 @@ func (d *decodeState) decodeAny() (any, error) {
 		d.off = end
 		return b, nil
 	case ArrayType:
+		if d.tooMany() {
+			return nil, d.refuse(Truncated, h)
+		}
 		if err := d.charge(16*t.n, h); err != nil {
 			return nil, err
 		}
 		a := make([]any, t.n)
 		d.depth++
+		floor := d.floor
+		d.floor = d.open
 		for i := range a {
 			if a[i], err = d.decodeAny(); err != nil {
 				return nil, err
 			}
 		}
 		d.depth--
+		d.floor = floor
 		return a, nil
 	case MapType:
+		if d.tooMany() {
+			return nil, d.refuse(Truncated, h)
+		}
 		// A map entry costs about its key and value headers and a share of the buckets.
-		if err := d.charge(48*t.n, h); err != nil {
+		if err := d.charge(48*min(t.n, maxMapPresize), h); err != nil {
 			return nil, err
 		}
+		floor := d.floor
+		d.floor = d.open
+		var m any
 		if d.mapAny {
-			return d.decodeMapAnyAny(int(t.n), nil)
+			m, err = d.decodeMapAnyAny(int(t.n), nil)
+		} else {
+			m, err = d.decodeMapString(int(t.n))
 		}
-		return d.decodeMapString(int(t.n))
+		d.floor = floor
+		return m, err
 	}
 	return d.decodeExtAny(t, h)
 }
@@ -112,7 +127,7 @@ func (d *decodeState) decodeExtAny(t tok, h int) (any, error) {
 // decodeMapString decodes a map of n pairs whose keys are expected to be str; at the first key
 // that is not, it moves what it has into a map[any]any and goes on there.
 func (d *decodeState) decodeMapString(n int) (any, error) {
-	m := make(map[string]any, n)
+	m := make(map[string]any, min(n, maxMapPresize))
 	data := d.data
 	d.depth++
 	for i := 0; i < n; i++ {
@@ -134,7 +149,7 @@ func (d *decodeState) decodeMapString(n int) (any, error) {
 			}
 			if t.t != StrType {
 				d.off = kh
-				moved := make(map[any]any, n)
+				moved := make(map[any]any, min(n, maxMapPresize))
 				for k, v := range m {
 					moved[k] = v
 				}
@@ -153,6 +168,9 @@ func (d *decodeState) decodeMapString(n int) (any, error) {
 		m[key] = v
 	}
 	d.depth--
+	if n > sparseMapMin && len(m) < n/2 {
+		m = resized(m) // sized for what it holds (see sparseMapMin)
+	}
 	return m, nil
 }
 
@@ -160,7 +178,7 @@ func (d *decodeState) decodeMapString(n int) (any, error) {
 // a bin) is an *UnmarshalTypeError and its pair is dropped.
 func (d *decodeState) decodeMapAnyAny(n int, m map[any]any) (any, error) {
 	if m == nil {
-		m = make(map[any]any, n)
+		m = make(map[any]any, min(n, maxMapPresize))
 	}
 	d.depth++
 	for i := 0; i < n; i++ {
@@ -182,6 +200,9 @@ func (d *decodeState) decodeMapAnyAny(n int, m map[any]any) (any, error) {
 		m[k] = v
 	}
 	d.depth--
+	if n > sparseMapMin && len(m) < n/2 {
+		m = resized(m) // sized for what it holds (see sparseMapMin)
+	}
 	return m, nil
 }
 
@@ -212,4 +233,13 @@ func (d *decodeState) key(b []byte) string {
 	s := string(b)
 	*slot = s
 	return s
+}
+
+// resized returns a copy of m sized for its length (maps.Clone keeps m's room).
+func resized[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

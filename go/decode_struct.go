@@ -35,9 +35,10 @@ func (sd *structDecoder) decode(d *decodeState, v reflect.Value) error {
 	// A fixmap head is checked inline: its count, its depth, and its 2n bytes.
 	if c := byte(0); h < len(data) {
 		c = data[h]
-		if c&0xf0 == 0x80 && 2*int(c&0x0f) < len(data)-h && d.depth < d.lim.Depth && uint32(c&0x0f) <= d.lim.Map {
+		if c&0xf0 == 0x80 && 2*int(c&0x0f) < len(data)-h && d.depth < d.maxDepth && uint32(c&0x0f) <= d.lim.Map {
 			n = int(c & 0x0f)
 			d.off++
+			d.open = max(d.floor+2*n, h+1+2*n) // as reader.container
 			goto pairs
 		}
 	}
@@ -60,6 +61,8 @@ func (sd *structDecoder) decode(d *decodeState, v reflect.Value) error {
 	}
 pairs:
 	d.depth++
+	floor := d.floor
+	d.floor = d.open
 	list := sd.fields.list
 	// A struct being decoded is always addressable: Unmarshal takes a pointer.
 	base := v.Addr().UnsafePointer()
@@ -106,6 +109,7 @@ pairs:
 		}
 	}
 	d.depth--
+	d.floor = floor
 	return nil
 }
 
@@ -173,6 +177,8 @@ func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) err
 	list := sd.fields.list
 	base := v.Addr().UnsafePointer()
 	d.depth++
+	floor := d.floor
+	d.floor = d.open
 	for i := 0; i < n; i++ {
 		if i >= len(list) {
 			if err := d.skip(); err != nil {
@@ -185,6 +191,7 @@ func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) err
 		}
 	}
 	d.depth--
+	d.floor = floor
 	return nil
 }
 

@@ -114,7 +114,7 @@ func UnmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
 		return b, err
 	}
 	d := getDecodeState(b[:len(b)-len(rest)], &defaultLimits, false, 0)
-	d.depth = depth
+	d.depth, d.startDepth = depth, depth
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	if err != nil {
@@ -125,7 +125,8 @@ func UnmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
 
 // SkipNested is Skip for a value enclosed by depth containers.
 func SkipNested(b []byte, depth int) ([]byte, error) {
-	r := reader{data: b, lim: defaultLimits, depth: depth}
+	r := newReader(b, &defaultLimits)
+	r.depth = depth
 	if err := r.skip(); err != nil {
 		return b, err
 	}
@@ -163,7 +164,8 @@ func ReadMapHeaderNested(b []byte, depth int) (n int, rest []byte, err error) {
 // readHeaderNested reads a container head through the checked path, which checks the depth after
 // the count's limit and before the count's fit, in spec/README.md's order.
 func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
-	r := reader{data: b, lim: defaultLimits, depth: depth}
+	r := newReader(b, &defaultLimits)
+	r.depth = depth
 	t, err := r.head()
 	if err != nil {
 		return 0, b, err

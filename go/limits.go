@@ -5,7 +5,7 @@ package mpk
 // fed by an untrusted peer should lower Str, Bin and Ext to what the application expects, because
 // a stream buffers one incomplete value.
 type Limits struct {
-	Depth int    // containers enclosing a value, itself included; a top-level array is at depth 1
+	Depth uint32 // containers enclosing a value, itself included; a top-level array is at depth 1 (at most MaxDepth)
 	Str   uint32 // bytes of one str
 	Bin   uint32 // bytes of one bin
 	Ext   uint32 // payload bytes of one ext (timestamps included)
@@ -18,6 +18,11 @@ const (
 	DefaultDepthLimit  = 1024
 	DefaultLengthLimit = 4294967295
 )
+
+// MaxDepth caps Limits.Depth: decoding recurses once per level of nesting, and a deeper limit
+// would let an input of a few megabytes exhaust the goroutine stack (a fatal error, not a panic).
+// A Limits.Depth above it acts as MaxDepth: nesting beyond is a DepthLimit error.
+const MaxDepth = 100000
 
 // DefaultLimits returns the limits used when none are given.
 func DefaultLimits() Limits {

@@ -53,7 +53,7 @@ func typeError(t tok, want reflect.Type, at int64) error {
 
 // readOne parses the head of the value at the start of b with the default limits.
 func readOne(b []byte) (tok, reader, error) {
-	r := reader{data: b, lim: defaultLimits}
+	r := newReader(b, &defaultLimits)
 	t, err := r.head()
 	return t, r, err
 }
@@ -360,7 +360,7 @@ const maxTimeSec = math.MaxInt64 - 62135596800
 // Skip checks and passes over one whole value (with the default limits, depth included) and
 // returns the rest of b.
 func Skip(b []byte) ([]byte, error) {
-	r := reader{data: b, lim: defaultLimits}
+	r := newReader(b, &defaultLimits)
 	if err := r.skip(); err != nil {
 		return b, err
 	}

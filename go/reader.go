@@ -19,6 +19,26 @@ type reader struct {
 	// lastHead is the head byte of the last token read, for errors found after it was consumed
 	// (an allocation over DecodeOptions.MaxAlloc).
 	lastHead int
+	// maxDepth is lim.Depth capped at MaxDepth: deeper nesting is refused before the recursion
+	// could exhaust the goroutine stack.
+	maxDepth int
+	// floor is a lower bound on the input length that the values owed by every open container
+	// need (each value takes at least one byte): decoders that enter a container set it to open
+	// and restore it when they leave. open is the floor inside the container head read last;
+	// when it is over len(data) the input is certainly truncated, and a decoder about to allocate
+	// for that container's count refuses (see decodeState.refuse), which bounds what the declared
+	// counts of all open containers together can allocate by the input's length.
+	floor, open int
+}
+
+// newReader returns a reader over data with the limits lim.
+func newReader(data []byte, lim *Limits) reader {
+	return reader{data: data, lim: *lim, maxDepth: depthCap(lim.Depth)}
+}
+
+// depthCap is the depth a reader enforces for a Limits.Depth: the limit, at most MaxDepth.
+func depthCap(depth uint32) int {
+	return int(min(depth, MaxDepth))
 }
 
 // tok is one parsed token head.
@@ -193,12 +213,15 @@ func (r *reader) container(t Type, n uint64, h, hdr int) (tok, error) {
 	} else if n > uint64(r.lim.Array) {
 		return tok{}, r.fail(LengthLimit, h)
 	}
-	if r.depth >= r.lim.Depth {
+	if r.depth >= r.maxDepth {
 		return tok{}, r.fail(DepthLimit, h)
 	}
 	if uint64(len(r.data)-h-hdr) < need && !r.stream {
 		return tok{}, r.fail(Truncated, h)
 	}
+	// need fits: it is at most the bytes left. The enclosing floor counted this value as one
+	// byte; inside it, the floor grows by the rest of its head and one byte per element.
+	r.open = max(r.floor+hdr+int(need)-1, h+hdr+int(need))
 	r.off = h + hdr
 	return tok{t: t, n: n}, nil
 }
@@ -212,6 +235,11 @@ func (r *reader) ext(n uint64, h, hdr int) (tok, error) {
 	}
 	t, err := r.payload(tok{t: ExtType, n: n, ext: typ}, h, hdr+1)
 	if err != nil {
+		if r.stream && typ == TimestampExt && n != 4 && n != 8 && n != 12 {
+			// A stream reports what the bytes so far prove: no payload that may still come
+			// makes this length a timestamp's. (One-shot, truncation comes first.)
+			return tok{}, r.fail(InvalidTimestamp, h)
+		}
 		return t, err
 	}
 	if typ == TimestampExt {

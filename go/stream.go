@@ -63,7 +63,8 @@ func (dec *Decoder) Decode(v any) error {
 		return err
 	}
 	d := getDecodeState(dec.buf[dec.start:dec.start+n], &dec.lim, dec.opts.StrictUTF8, dec.flags)
-	d.mapAny, d.copyStrings, d.base, d.maxAlloc = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset, dec.opts.MaxAlloc
+	d.mapAny, d.copyStrings, d.base = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset
+	d.maxAlloc = allocBudget(dec.opts.MaxAlloc, n)
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)
@@ -113,13 +114,14 @@ func (dec *Decoder) next() (int, error) {
 	s := &dec.scan
 	for {
 		r := reader{
-			data:   dec.buf[dec.start:dec.end],
-			off:    s.pos,
-			depth:  len(s.owed),
-			lim:    dec.lim,
-			strict: dec.opts.StrictUTF8,
-			stream: true,
-			base:   dec.offset,
+			data:     dec.buf[dec.start:dec.end],
+			off:      s.pos,
+			depth:    len(s.owed),
+			lim:      dec.lim,
+			maxDepth: depthCap(dec.lim.Depth),
+			strict:   dec.opts.StrictUTF8,
+			stream:   true,
+			base:     dec.offset,
 		}
 		for !s.started || len(s.owed) > 0 {
 			if r.off == len(r.data) {
@@ -173,7 +175,8 @@ func (dec *Decoder) endError() error {
 	if dec.start == dec.end {
 		return io.EOF
 	}
-	r := reader{data: dec.buf[dec.start:dec.end], lim: dec.lim, strict: dec.opts.StrictUTF8, base: dec.offset}
+	r := newReader(dec.buf[dec.start:dec.end], &dec.lim)
+	r.strict, r.base = dec.opts.StrictUTF8, dec.offset
 	if err := r.skip(); err != nil {
 		return err
 	}

@@ -168,3 +168,46 @@ func TestStreamBuffered(t *testing.T) {
 		t.Fatal(err, dec.InputOffset())
 	}
 }
+
+// headOnly gives its bytes in one Read and fails the test's decode if asked for more.
+type headOnly struct{ data []byte }
+
+var errReadPastHead = errors.New("read past the bytes that prove the error")
+
+func (h *headOnly) Read(p []byte) (int, error) {
+	if len(h.data) == 0 {
+		return 0, errReadPastHead
+	}
+	n := copy(p, h.data)
+	h.data = h.data[n:]
+	return n, nil
+}
+
+// TestStreamInvalidTimestampAtHead: an ext -1 whose length no timestamp has is reported from its
+// head, without waiting for (or buffering) a payload of up to 4 GiB.
+func TestStreamInvalidTimestampAtHead(t *testing.T) {
+	for _, c := range []struct {
+		head []byte
+		at   int64
+	}{
+		{[]byte{0xc9, 0xff, 0xff, 0xff, 0xff, 0xff}, 0}, // ext 32 of 4294967295 bytes
+		{[]byte{0xc7, 0x05, 0xff}, 0},                   // ext 8 of 5 bytes
+		{[]byte{0xd8, 0xff}, 0},                         // fixext 16
+		{[]byte{0x92, 0x01, 0xc8, 0x00, 0x10, 0xff}, 2}, // inside an array
+	} {
+		head, at := c.head, c.at
+		dec := NewDecoder(&headOnly{data: head})
+		var v any
+		err := dec.Decode(&v)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Kind != InvalidTimestamp || de.Offset != at {
+			t.Errorf("% x: got %v, want invalid_timestamp at %d", head, err, at)
+		}
+	}
+	// A timestamp length waits for its payload.
+	dec := NewDecoder(&headOnly{data: []byte{0xd6, 0xff, 0x00}})
+	var v any
+	if err := dec.Decode(&v); err != errReadPastHead {
+		t.Errorf("timestamp 32 cut off: got %v, want the reader's error", err)
+	}
+}

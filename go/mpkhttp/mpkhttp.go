@@ -6,6 +6,7 @@ package mpkhttp
 import (
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 
@@ -57,7 +58,13 @@ func Read(r *http.Request, v any, maxBytes int64) error {
 	if !IsMsgpack(r.Header.Get("Content-Type")) {
 		return ErrUnsupportedMediaType
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	// One byte more than maxBytes tells a body over the limit from one at it; the limit
+	// saturates at math.MaxInt64 instead of overflowing into a negative one.
+	limit := maxBytes
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package mpkhttp
 
 import (
 	"bytes"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -61,6 +62,19 @@ func TestReadRejects(t *testing.T) {
 		var got item
 		if code := Status(Read(req, &got, c.max)); code != c.code {
 			t.Errorf("%q, %d bytes, max %d: status %d, want %d", c.ct, len(c.body), c.max, code, c.code)
+		}
+	}
+}
+
+// TestReadMaxInt64 reads with the largest limit: maxBytes+1 must not overflow into a negative
+// limit that refuses every body.
+func TestReadMaxInt64(t *testing.T) {
+	for _, max := range []int64{math.MaxInt64, math.MaxInt64 - 1, 1 << 40} {
+		req := httptest.NewRequest("POST", "/", bytes.NewReader([]byte{0x92, 0x01, 0x02}))
+		req.Header.Set("Content-Type", ContentType)
+		var got []int
+		if err := Read(req, &got, max); err != nil || len(got) != 2 || got[0] != 1 || got[1] != 2 {
+			t.Errorf("limit %d: %v %v", max, got, err)
 		}
 	}
 }

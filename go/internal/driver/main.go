@@ -118,7 +118,7 @@ func parseRequest(line []byte) (*request, error) {
 				}
 				switch k {
 				case "depth":
-					lim.Depth = int(n)
+					lim.Depth = uint32(min(n, mpk.DefaultLengthLimit))
 				case "str":
 					lim.Str = uint32(min(n, mpk.DefaultLengthLimit))
 				case "bin":
