@@ -113,7 +113,8 @@ MPK_API void mpk_node_write(const mpk_node *n, mpk_writer *w);
  *  str → string (invalid UTF-8 bytes become U+FFFD); bin → base64 string (RFC 4648, padded);
  *  ext → {"ext": type, "data": "<base64>"}; timestamp → RFC 3339 string
  *  "YYYY-MM-DDTHH:MM:SS[.fraction]Z" (nanoseconds trimmed of trailing zeros); a map key that is
- *  not a str → its JSON text as a string (key 1 → "1"). Depth is bounded by the doc that made it. */
+ *  not a str → its JSON text as a string (key 1 → "1"). Depth is bounded by the doc that made it.
+ *  The writer's MessagePack checks (mpk_writer_set_checks) are turned off: it now holds text. */
 MPK_API void mpk_node_to_json(const mpk_node *n, mpk_writer *out);
 
 #ifdef __cplusplus
