@@ -335,6 +335,19 @@ if os.path.exists("/dev/full"):
     p = subprocess.run([MPK, "to-json"], input=b"\x01" * 10, stdout=open("/dev/full", "wb"), stderr=subprocess.PIPE)
     check(p.returncode == 3 and b"cannot write" in p.stderr, "a full disk is exit 3: %r" % p.stderr)
 
+# ---- the README's example shows what the tool prints ----
+readme = open("c/README.md", encoding="utf-8").read()
+block = readme[readme.index("$ echo '{\"id\""):]
+block = block[:block.index("```")]
+cmd_json = block.split("'")[1]
+want_dump = block[block.index("$ mpk dump ex.mpk\n") + len("$ mpk dump ex.mpk\n"):block.index("$ printf")]
+rc, ex, _ = run(["from-json"], cmd_json.encode())
+rc2, dump_text, _ = run(["dump"], ex)
+check(rc == 0 and rc2 == 0 and dump_text.decode() == want_dump, "README dump example:\n%s" % dump_text.decode())
+want_err = block[block.index("| mpk validate\n") + len("| mpk validate\n"):]
+rc, out, err = run(["validate"], b"\x93\x01\x02")
+check(rc == 1 and err == want_err, "README validate example: %r vs %r" % (err, want_err))
+
 # ---- usage ----
 rc, out, err = run(["--help"])
 check(rc == 0 and out.startswith(b"usage: mpk COMMAND") and b"exit status" in out and err == "", "--help on stdout, exit 0")

@@ -413,6 +413,7 @@ static size_t in_read(input *in, uint8_t *out, size_t cap) {
  * ==============================================================================================*/
 
 static const opts *O;
+static int plain_scalars; /* dump's text lines: timestamps and floats as people read them */
 
 static void nl_indent(int depth) {
     if (!O->pretty) return;
@@ -434,6 +435,7 @@ static void emit(const mpk_node *n, int depth);
 static void emit_float(double v, int is32) {
     char b[64];
     if (v != v || isinf(v)) {
+        if (plain_scalars) { os(v != v ? "NaN" : v > 0 ? "Infinity" : "-Infinity"); return; }
         if (O->plain) { os("null"); return; }
         os(is32 ? "{\"$f32\":" : "{\"$f64\":");
         if (isinf(v)) os(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
@@ -457,7 +459,7 @@ static void emit_float(double v, int is32) {
         return;
     }
     fmt_float(b, sizeof b, v, is32);
-    if (is32 && !O->plain) {
+    if (is32 && !O->plain && !plain_scalars) {
         os("{\"$f32\":");
         os(b);
         oc('}');
@@ -469,6 +471,11 @@ static void emit_float(double v, int is32) {
 static void emit_ts(int64_t sec, uint32_t nsec) {
     char b[64];
     int ok = fmt_rfc3339(b, sizeof b, sec, nsec);
+    if (plain_scalars) {
+        if (ok) os(b);
+        else of("sec %lld nsec %u", (long long)sec, (unsigned)nsec);
+        return;
+    }
     if (O->plain) {
         if (ok) { oc('"'); os(b); oc('"'); }
         else of("{\"sec\":%lld,\"nsec\":%u}", (long long)sec, (unsigned)nsec);
@@ -861,7 +868,8 @@ static int dump_value(void *vctx, reader_ctx *rc, const uint8_t *v, size_t len, 
             case MPK_ARRAY: of("  %u element%s", (unsigned)t.len, t.len == 1 ? "" : "s"); break;
             case MPK_MAP: of("  %u pair%s", (unsigned)t.len, t.len == 1 ? "" : "s"); break;
             case MPK_EXT: of("  type %d  len %u  ", t.ext_type, (unsigned)plen); break;
-            case MPK_STR: case MPK_BIN: case MPK_TIMESTAMP: of("  len %u  ", (unsigned)plen); break;
+            case MPK_TIMESTAMP: of("  type -1  len %u  ", (unsigned)plen); break;
+            case MPK_STR: case MPK_BIN: of("  len %u  ", (unsigned)plen); break;
             default: os("  "); break;
             }
             if (has_payload) {
@@ -877,7 +885,9 @@ static int dump_value(void *vctx, reader_ctx *rc, const uint8_t *v, size_t len, 
                 emit_scalar_tag(&cut);
                 os("…");
             } else if (t.type != MPK_ARRAY && t.type != MPK_MAP && t.type != MPK_BIN && t.type != MPK_EXT) {
+                plain_scalars = t.type != MPK_STR;
                 emit_scalar_tag(&t);
+                plain_scalars = 0;
             }
             oc('\n');
         }
