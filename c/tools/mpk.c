@@ -1340,7 +1340,7 @@ static int from_json_file(fj *f, const char *path, int *seen_array) {
         }
         if (status != EXIT_OK) break;
         advance_pos(f, i);
-        memmove(f->buf, f->buf + i, f->len - i);
+        if (f->len > i) memmove(f->buf, f->buf + i, f->len - i);
         f->len -= i;
         if (eof) break;
         if (f->cap - f->len < 65536) {
