@@ -348,6 +348,31 @@ want_err = block[block.index("| mpk validate\n") + len("| mpk validate\n"):]
 rc, out, err = run(["validate"], b"\x93\x01\x02")
 check(rc == 1 and err == want_err, "README validate example: %r vs %r" % (err, want_err))
 
+# ---- the progress line: on a terminal only, then erased ----
+try:
+    import pty
+    master, slave = pty.openpty()
+    env = dict(os.environ, MPK_PROGRESS_EVERY="65536")
+    p = subprocess.Popen([MPK, "validate"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    out, _ = p.communicate(many)
+    tty = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    check(p.returncode == 0 and b"MiB read" in tty and b"values" in tty and tty.endswith(b"\r\x1b[K"),
+          "progress on a terminal: %r" % tty[-120:])
+except ImportError:
+    pass
+rc, out, err = run(["validate"], many)
+check(rc == 0 and err == "", "no progress line when stderr is not a terminal: %r" % err[:100])
+
 # ---- usage ----
 rc, out, err = run(["--help"])
 check(rc == 0 and out.startswith(b"usage: mpk COMMAND") and b"exit status" in out and err == "", "--help on stdout, exit 0")

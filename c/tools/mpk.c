@@ -14,6 +14,11 @@
 
 #include "mpk.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#define HAVE_ISATTY 1
+#endif
+
 enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 enum { ENC_RAW, ENC_HEX, ENC_BASE64 };
 enum { CMD_TO_JSON, CMD_FROM_JSON, CMD_DUMP, CMD_VALIDATE, CMD_STATS };
@@ -53,6 +58,7 @@ static const char *const usage_text =
     "\n"
     "  -h, --help     this text      -V, --version   the version\n"
     "\n"
+    "A progress line goes to stderr every 256 MiB of input when stderr is a terminal.\n"
     "exit status: 0 success; 1 invalid input (MessagePack or JSON), reported on stderr as\n"
     "'mpk: KIND at byte N' (JSON: 'at line L, column C'); 2 usage error; 3 I/O error.\n";
 
@@ -642,6 +648,34 @@ static int input_failed(reader_ctx *rc) {
     return EXIT_IO;
 }
 
+/* A progress line on stderr when it is a terminal: every 256 MiB of input (MPK_PROGRESS_EVERY, in
+ * bytes, changes the step), the bytes read and the values so far; erased at the end. */
+static uint64_t progress_every, progress_next;
+static int progress_shown;
+
+static void progress_init(void) {
+#ifdef HAVE_ISATTY
+    if (!isatty(2)) return;
+    const char *env = getenv("MPK_PROGRESS_EVERY");
+    unsigned long long v = 0;
+    progress_every = env && parse_count(env, ~0ull, &v) && v ? v : (uint64_t)256 << 20;
+    progress_next = progress_every;
+#endif
+}
+
+static void progress(uint64_t read, uint64_t values) {
+    if (!progress_every || read < progress_next) return;
+    while (progress_next <= read) progress_next += progress_every;
+    fprintf(stderr, "\rmpk: %.2f MiB read, %llu values", (double)read / (1 << 20), (unsigned long long)values);
+    fflush(stderr);
+    progress_shown = 1;
+}
+
+static void progress_done(void) {
+    if (progress_shown) fprintf(stderr, "\r\033[K");
+    progress_shown = 0;
+}
+
 /* Calls fn(ctx, value, len, offset) for every top-level value of the input; returns an exit code. */
 typedef int (*value_fn)(void *ctx, reader_ctx *rc, const uint8_t *v, size_t len, uint64_t off);
 
@@ -675,10 +709,13 @@ static int each_value(reader_ctx *rc, const char *path, value_fn fn, void *ctx, 
             if (status != EXIT_OK) goto done;
         }
         if (r < 0) {
+            progress_done();
             status = report(rc, mpk_stream_error(&rc->s), excerpt);
             goto done;
         }
+        progress(rc->chunk_base + rc->chunk_len, rc->values);
     }
+    progress_done();
     if (rc->in.err) {
         status = input_failed(rc);
         goto done;
@@ -1535,6 +1572,7 @@ int main(int argc, char **argv) {
     if (stray) return usage_error("%s does not apply to %s", stray, cmd_name);
     if (o.cmd == CMD_FROM_JSON) o.in_enc = ENC_RAW;
     else o.out_enc = ENC_RAW;
+    progress_init();
     int status = o.cmd == CMD_FROM_JSON ? run_from_json() : run_reading();
     oflush();
     if (fflush(stdout) != 0 || out_failed) {

@@ -1,7 +1,8 @@
 /* mpk/common.h — what every layer shares: version, error kinds, the error struct, limits, types.
  *
  * Names: every public symbol starts with mpk_ / MPK_; symbols starting with mpk__ / MPK__ are
- * private helpers that must appear in headers because the fast paths are inline. */
+ * private helpers that must appear in headers because the fast paths are inline (the out-of-line
+ * ones are exported from libmpk.so as mpk_inline_*, see writer.h; no mpk__ symbol is). */
 #ifndef MPK_COMMON_H
 #define MPK_COMMON_H
 
