@@ -300,6 +300,15 @@ plain = to_json(b"\x83\xd6\xff\x00\x00\x00\x01\xc4\x01\xff\x01\xca\x7f\xc0\x00\x
 check(plain == '{"1970-01-01T00:00:01Z":"/w==","1":null,"k":"\ufffd("}', "--plain: %s" % plain)
 check(to_json(b"\xc4\x01\xff", "--plain", "--bin=hex") == '"ff"', "--plain --bin=hex")
 
+# from-json writes nothing deeper than --max-depth (the decoders' depth rule: 1024 nested arrays pass)
+deep_ok = "[" * 1024 + "]" * 1024
+check(from_json(deep_ok) == b"\x91" * 1023 + b"\x90", "from-json: 1024 nested arrays")
+rc, out, err = run(["from-json"], ("[" * 1025 + "]" * 1025).encode())
+check(rc == 1 and out == b"" and "nesting deeper than --max-depth" in err, "from-json: 1025 nested arrays: %r" % err)
+rc, out, err = run(["from-json", "--max-depth", "2"], b'{"$map":[[1,{"$map":[[2,{"a":3}]]}]]}')
+check(rc == 1 and "nesting deeper than --max-depth" in err, "from-json: $map nesting counts: %r" % err)
+check(from_json('{"$map":[[1,{"$map":[[2,3]]}]]}', "--max-depth", "2") == b"\x81\x01\x81\x02\x03", "from-json --max-depth 2 allows 2")
+
 # ---- JSON errors: what, line and column ----
 for text, want in [
     ("[1, ", "unexpected end of input at line 1, column 5"),

@@ -1178,10 +1178,10 @@ static int float_member(const mpk_node *m, int is32, mpk_writer *w) {
     return 1;
 }
 
-static const mpk_node *convert(fj *f, const mpk_node *n);
+static const mpk_node *convert(fj *f, const mpk_node *n, uint32_t depth);
 
 /* A one-key object whose key is a tag; returns the next node, or NULL with f->err set. */
-static const mpk_node *convert_tag(fj *f, const mpk_node *key, const mpk_node *m) {
+static const mpk_node *convert_tag(fj *f, const mpk_node *key, const mpk_node *m, uint32_t depth) {
     mpk_writer *w = &f->w;
     const mpk_node *next = mpk_node_next(m);
     if (node_str_is(key, "$bin")) {
@@ -1228,6 +1228,10 @@ static const mpk_node *convert_tag(fj *f, const mpk_node *key, const mpk_node *m
     }
     if (node_str_is(key, "$map")) {
         if (m->type != MPK_ARRAY) goto bad;
+        if (depth + 1 > O->limits.depth) {
+            f->err = "nesting deeper than --max-depth";
+            return NULL;
+        }
         const mpk_node *p = mpk_node_first(m);
         for (uint32_t i = 0; i < m->len; i++, p = mpk_node_next(p))
             if (p->type != MPK_ARRAY || p->len != 2) goto bad;
@@ -1235,8 +1239,8 @@ static const mpk_node *convert_tag(fj *f, const mpk_node *key, const mpk_node *m
         p = mpk_node_first(m);
         for (uint32_t i = 0; i < m->len; i++) {
             const mpk_node *k = mpk_node_first(p);
-            const mpk_node *v = convert(f, k);
-            if (!v || !convert(f, v)) return NULL;
+            const mpk_node *v = convert(f, k, depth + 1);
+            if (!v || !convert(f, v, depth + 1)) return NULL;
             p = mpk_node_next(p);
         }
         mpk_write_map_end(w);
@@ -1251,9 +1255,14 @@ bad:
     return NULL;
 }
 
-/* Writes the value at n; returns the node after it, or NULL with f->err set. */
-static const mpk_node *convert(fj *f, const mpk_node *n) {
+/* Writes the value at n, `depth` containers deep; returns the node after it, or NULL with f->err
+ * set. A container deeper than --max-depth is refused, as every decoder would refuse it. */
+static const mpk_node *convert(fj *f, const mpk_node *n, uint32_t depth) {
     mpk_writer *w = &f->w;
+    if (n->type == MPK_ARRAY && depth + 1 > O->limits.depth) {
+        f->err = "nesting deeper than --max-depth";
+        return NULL;
+    }
     switch ((mpk_type)n->type) {
     case MPK_FLOAT64:
         if (O->float32) mpk_write_float32(w, (float)n->v.f64);
@@ -1263,18 +1272,22 @@ static const mpk_node *convert(fj *f, const mpk_node *n) {
         mpk_write_array(w, n->len);
         const mpk_node *e = mpk_node_first(n);
         for (uint32_t i = 0; i < n->len; i++)
-            if (!(e = convert(f, e))) return NULL;
+            if (!(e = convert(f, e, depth + 1))) return NULL;
         mpk_write_array_end(w);
         return mpk_node_next(n);
     }
     case MPK_MAP: {
         const mpk_node *k = mpk_node_first(n);
         if (n->len == 1 && k->type == MPK_STR && is_tag_name(k->v.data, k->len))
-            return convert_tag(f, k, mpk_node_next(k)) ? mpk_node_next(n) : NULL;
+            return convert_tag(f, k, mpk_node_next(k), depth) ? mpk_node_next(n) : NULL;
+        if (depth + 1 > O->limits.depth) {
+            f->err = "nesting deeper than --max-depth";
+            return NULL;
+        }
         mpk_write_map(w, n->len);
         for (uint32_t i = 0; i < n->len; i++) {
             mpk_write_str(w, k->v.data, k->len); /* JSON keys are strings */
-            if (!(k = convert(f, k + 1))) return NULL;
+            if (!(k = convert(f, k + 1, depth + 1))) return NULL;
         }
         mpk_write_map_end(w);
         return mpk_node_next(n);
@@ -1331,11 +1344,11 @@ static int from_json_text(fj *f, size_t start, size_t end) {
         const mpk_node *e = mpk_node_first(root);
         for (uint32_t i = 0; i < root->len; i++) {
             f->err = NULL;
-            if (!(e = convert(f, e))) return json_error(f, start, f->err);
+            if (!(e = convert(f, e, 0))) return json_error(f, start, f->err);
         }
     } else {
         f->err = NULL;
-        if (!convert(f, root)) return json_error(f, start, f->err);
+        if (!convert(f, root, 0)) return json_error(f, start, f->err);
     }
     if (mpk_writer_error(&f->w) != MPK_OK) {
         if (out_failed) return EXIT_IO;
