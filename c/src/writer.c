@@ -206,24 +206,20 @@ static void check_close_done(mpk_writer *w) {
     while (w->check_depth && CHECK_OWED(w->check_owed[w->check_depth - 1]) == 0) w->check_depth--;
 }
 
+/* The stack is allocated only with the checks on (the writer itself stays small: packing
+ * libraries initialise one per message). */
 static int check_push(mpk_writer *w, uint64_t entry) {
-    if (!w->check_owed) {
-        w->check_owed = w->check_small;
-        w->check_cap = sizeof w->check_small / sizeof w->check_small[0];
-    }
     if (w->check_depth == w->check_cap) {
         if (w->check_cap > UINT32_MAX / 2) {
             mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
             return 0;
         }
-        uint32_t cap = w->check_cap * 2;
-        uint64_t *owed = w->check_owed == w->check_small ? (uint64_t *)malloc(cap * sizeof *owed)
-                                                         : (uint64_t *)realloc(w->check_owed, cap * sizeof *owed);
+        uint32_t cap = w->check_cap ? w->check_cap * 2 : 16;
+        uint64_t *owed = (uint64_t *)realloc(w->check_owed, (size_t)cap * sizeof *owed);
         if (!owed) {
             mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
             return 0;
         }
-        if (w->check_owed == w->check_small) memcpy(owed, w->check_small, sizeof w->check_small);
         w->check_owed = owed;
         w->check_cap = cap;
     }
@@ -358,7 +354,7 @@ mpk_error_kind mpk_writer_finish(mpk_writer *w) {
 }
 
 void mpk_writer_destroy(mpk_writer *w) {
-    if (w->check_owed != w->check_small) free(w->check_owed);
+    free(w->check_owed);
     if (w->owns_buf) free(w->buf);
     free(w->chunks);
     memset(w, 0, sizeof *w);

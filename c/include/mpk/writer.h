@@ -60,7 +60,6 @@ typedef struct mpk_writer {
     uint8_t check_have;
     uint32_t check_depth, check_cap;
     uint64_t *check_owed;
-    uint64_t check_small[8];
 } mpk_writer;
 
 /* ------------------------------------------------------------------------------------------------
