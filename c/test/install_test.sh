@@ -10,6 +10,9 @@ passed=0 failed=0
 check() { if "$@" >"$prefix/last.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $*"; cat "$prefix/last.log"; fi; }
 check cmake --install "$build" --prefix "$prefix/usr"
 check test -f "$prefix/usr/include/mpk.h"
+# the mpk tool is installed with the library and runs from there (it links libmpk statically)
+check sh -c "env -u LD_LIBRARY_PATH '$prefix/usr/bin/mpk' --version | grep -q '^mpk '"
+check sh -c "printf '\\001' | env -u LD_LIBRARY_PATH '$prefix/usr/bin/mpk' to-json | grep -qx 1"
 check test -f "$prefix/usr/include/mpk/dom.h"
 check test -f "$prefix/usr/lib/libmpk.a" -o -f "$prefix/usr/lib64/libmpk.a" -o -n "$(ls "$prefix"/usr/lib/*/libmpk.a 2>/dev/null)"
 check cmake -S "$src/test/consumer" -B "$prefix/consumer" -DCMAKE_PREFIX_PATH="$prefix/usr"
