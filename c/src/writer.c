@@ -206,20 +206,34 @@ static void check_close_done(mpk_writer *w) {
     while (w->check_depth && CHECK_OWED(w->check_owed[w->check_depth - 1]) == 0) w->check_depth--;
 }
 
-/* The stack is allocated only with the checks on (the writer itself stays small: packing
- * libraries initialise one per message). */
+/* The stack: 8 levels inside the writer, the heap beyond (freed when the output is finished or
+ * the writer destroyed, so that a fixed-buffer writer, which callers need not destroy, leaks
+ * nothing). */
+static void check_free(mpk_writer *w) {
+    if (w->check_owed != w->check_small) free(w->check_owed);
+    w->check_owed = NULL;
+    w->check_cap = 0;
+    w->check_depth = 0;
+}
+
 static int check_push(mpk_writer *w, uint64_t entry) {
+    if (!w->check_owed) {
+        w->check_owed = w->check_small;
+        w->check_cap = (uint32_t)(sizeof w->check_small / sizeof w->check_small[0]);
+    }
     if (w->check_depth == w->check_cap) {
         if (w->check_cap > UINT32_MAX / 2) {
             mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
             return 0;
         }
-        uint32_t cap = w->check_cap ? w->check_cap * 2 : 16;
-        uint64_t *owed = (uint64_t *)realloc(w->check_owed, (size_t)cap * sizeof *owed);
+        uint32_t cap = w->check_cap * 2;
+        int small = w->check_owed == w->check_small;
+        uint64_t *owed = (uint64_t *)realloc(small ? NULL : w->check_owed, (size_t)cap * sizeof *owed);
         if (!owed) {
             mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
             return 0;
         }
+        if (small) memcpy(owed, w->check_small, sizeof w->check_small);
         w->check_owed = owed;
         w->check_cap = cap;
     }
@@ -292,16 +306,22 @@ static int check_sync(mpk_writer *w) {
     return ok;
 }
 
-/* The output so far ends between top-level values. */
+/* The output so far ends between top-level values. The output is being finished: the stack goes
+ * (it is empty when the output is right, and the error is sticky when it is not). */
 static int check_complete(mpk_writer *w) {
-    if (!w->checks || w->error != MPK_OK) return 1;
-    if (!check_sync(w)) return 0;
-    check_close_done(w);
-    if (w->check_depth || w->check_have || w->check_skip) {
-        check_fail(w);
-        return 0;
+    int ok = 1;
+    if (w->checks && w->error == MPK_OK) {
+        if (!check_sync(w)) ok = 0;
+        else {
+            check_close_done(w);
+            if (w->check_depth || w->check_have || w->check_skip) {
+                check_fail(w);
+                ok = 0;
+            }
+        }
     }
-    return 1;
+    check_free(w);
+    return ok;
 }
 
 static void write_end(mpk_writer *w, int map) {
@@ -354,7 +374,7 @@ mpk_error_kind mpk_writer_finish(mpk_writer *w) {
 }
 
 void mpk_writer_destroy(mpk_writer *w) {
-    free(w->check_owed);
+    check_free(w);
     if (w->owns_buf) free(w->buf);
     free(w->chunks);
     memset(w, 0, sizeof *w);

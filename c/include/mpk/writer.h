@@ -59,7 +59,8 @@ typedef struct mpk_writer {
     uint8_t check_head[9];
     uint8_t check_have;
     uint32_t check_depth, check_cap;
-    uint64_t *check_owed;
+    uint64_t *check_owed;  /* check_small, or the heap once deeper than 8 */
+    uint64_t check_small[8];
 } mpk_writer;
 
 /* ------------------------------------------------------------------------------------------------
