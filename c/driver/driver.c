@@ -25,6 +25,7 @@ int main(void) {
     json_limits.depth = 20000;
     mpk_doc_set_limits(&request, &json_limits);
     mpk_writer_init_growable(&out, 4096);
+    mpk_writer_set_checks(&out, 0); /* it holds the JSON answer: text, not MessagePack */
     mpk_writer_init_growable(&packed, 4096);
     while ((n = getline(&line, &cap, stdin)) > 0) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;

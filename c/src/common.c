@@ -21,6 +21,7 @@ const char *mpk_error_name(mpk_error_kind kind) {
     case MPK_ERR_INVALID_ARGUMENT: return "invalid_argument";
     case MPK_ERR_TYPE: return "type";
     case MPK_ERR_JSON: return "json";
+    case MPK_ERR_COUNT_MISMATCH: return "count_mismatch";
     }
     return "unknown";
 }

@@ -438,6 +438,8 @@ typedef struct oframe {
 } oframe;
 
 void mpk_node_to_json(const mpk_node *n, mpk_writer *w) {
+    /* the writer now holds text, which its MessagePack checks cannot read */
+    if (w->checks) mpk_writer_set_checks(w, 0);
     oframe small[32], *stack = small;
     size_t depth = 0, cap = 32;
     size_t count = 1 + (mpk_node_is_container(n) ? n->v.span : 0);

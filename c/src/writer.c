@@ -24,6 +24,15 @@
 
 enum { MODE_GROWABLE, MODE_FIXED, MODE_FLUSH, MODE_CHUNKS, MODE_ALLOC };
 
+/* Writer checks start on in a debug build (NDEBUG not defined) unless the build says otherwise. */
+#ifndef MPK_WRITER_CHECKS_DEFAULT
+#ifdef NDEBUG
+#define MPK_WRITER_CHECKS_DEFAULT 0
+#else
+#define MPK_WRITER_CHECKS_DEFAULT 1
+#endif
+#endif
+
 /* Bodies of at least STREAM_MIN_BODY bytes written at least STREAM_MIN_OFFSET bytes into the
  * output are copied with streaming (non-temporal) stores on x86-64: a plain copy reads every
  * destination line into the cache before overwriting it, a streaming one only writes it, and
@@ -51,6 +60,7 @@ static void set_buffer(mpk_writer *w, uint8_t *buf, size_t cap) {
 
 void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity) {
     memset(w, 0, sizeof *w);
+    w->checks = MPK_WRITER_CHECKS_DEFAULT;
     w->mode = MODE_GROWABLE;
     if (initial_capacity == 0) initial_capacity = DEFAULT_GROWABLE_CAP;
     uint8_t *buf = (uint8_t *)malloc(initial_capacity);
@@ -64,6 +74,7 @@ void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity) {
 
 void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow_fn, void *ctx) {
     memset(w, 0, sizeof *w);
+    w->checks = MPK_WRITER_CHECKS_DEFAULT;
     w->mode = MODE_ALLOC;
     w->grow = grow_fn;
     w->grow_ctx = ctx;
@@ -82,12 +93,14 @@ void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow_fn, v
 
 void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap) {
     memset(w, 0, sizeof *w);
+    w->checks = MPK_WRITER_CHECKS_DEFAULT;
     w->mode = MODE_FIXED;
     set_buffer(w, (uint8_t *)buf, buf ? cap : 0);
 }
 
 void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx) {
     memset(w, 0, sizeof *w);
+    w->checks = MPK_WRITER_CHECKS_DEFAULT;
     w->mode = MODE_FLUSH;
     w->flush = fn;
     w->flush_ctx = ctx;
@@ -163,7 +176,184 @@ static void order_stores(void) {
 #endif
 }
 
+/* ================================================================================================
+ * Writer checks (Public; see mpk_writer_set_checks)
+ * ==============================================================================================*/
+
+/* The output is read back as MessagePack heads: each open container's entry holds the values it
+ * still owes (bit 63 marks a map). An entry is decremented when one of its values STARTS, so an
+ * entry at 0 whose last value is itself an open container stays under that container's entry;
+ * entries at 0 on top of the stack are closed by the next value or by an end call. */
+#define CHECK_MAP ((uint64_t)1 << 63)
+#define CHECK_OWED(e) ((e) & ~CHECK_MAP)
+
+static void check_reset(mpk_writer *w) {
+    w->check_at = (size_t)(w->pos - w->buf);
+    w->check_skip = 0;
+    w->check_have = 0;
+    w->check_depth = 0;
+}
+
+void mpk_writer_set_checks(mpk_writer *w, int on) {
+    w->checks = on != 0;
+    check_reset(w);
+}
+
+static void check_fail(mpk_writer *w) { mpk_writer_flag_error(w, MPK_ERR_COUNT_MISMATCH); }
+
+/* Closes the containers that have every value (those on top of the stack at 0). */
+static void check_close_done(mpk_writer *w) {
+    while (w->check_depth && CHECK_OWED(w->check_owed[w->check_depth - 1]) == 0) w->check_depth--;
+}
+
+/* The stack: 8 levels inside the writer, the heap beyond (freed when the output is finished or
+ * the writer destroyed, so that a fixed-buffer writer, which callers need not destroy, leaks
+ * nothing). */
+static void check_free(mpk_writer *w) {
+    if (w->check_owed != w->check_small) free(w->check_owed);
+    w->check_owed = NULL;
+    w->check_cap = 0;
+    w->check_depth = 0;
+}
+
+static int check_push(mpk_writer *w, uint64_t entry) {
+    if (!w->check_owed) {
+        w->check_owed = w->check_small;
+        w->check_cap = (uint32_t)(sizeof w->check_small / sizeof w->check_small[0]);
+    }
+    if (w->check_depth == w->check_cap) {
+        if (w->check_cap > UINT32_MAX / 2) {
+            mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+            return 0;
+        }
+        uint32_t cap = w->check_cap * 2;
+        int small = w->check_owed == w->check_small;
+        uint64_t *owed = (uint64_t *)realloc(small ? NULL : w->check_owed, (size_t)cap * sizeof *owed);
+        if (!owed) {
+            mpk_writer_flag_error(w, MPK_ERR_NO_MEMORY);
+            return 0;
+        }
+        if (small) memcpy(owed, w->check_small, sizeof w->check_small);
+        w->check_owed = owed;
+        w->check_cap = cap;
+    }
+    w->check_owed[w->check_depth++] = entry;
+    return 1;
+}
+
+/* Reads n output bytes. 0 once the output is wrong (the error is set). */
+static int check_scan(mpk_writer *w, const uint8_t *p, size_t n) {
+    while (n) {
+        if (w->check_skip) {
+            size_t k = w->check_skip < n ? (size_t)w->check_skip : n;
+            w->check_skip -= k;
+            p += k;
+            n -= k;
+            continue;
+        }
+        if (w->check_have == 0) {
+            if (*p == 0xc1) { /* raw bytes (mpk_write_bytes) that are no MessagePack */
+                mpk_writer_flag_error(w, MPK_ERR_INVALID_ARGUMENT);
+                return 0;
+            }
+            /* a value starts: close finished containers, then charge it to the innermost open one */
+            check_close_done(w);
+            if (w->check_depth) w->check_owed[w->check_depth - 1]--;
+        }
+        unsigned hs = mpk__head_size(w->check_have ? w->check_head[0] : *p);
+        size_t k = hs - w->check_have < n ? hs - w->check_have : n;
+        memcpy(w->check_head + w->check_have, p, k);
+        w->check_have = (uint8_t)(w->check_have + k);
+        p += k;
+        n -= k;
+        if (w->check_have < hs) return 1;
+        w->check_have = 0;
+        const uint8_t *h = w->check_head;
+        uint8_t b = h[0];
+        uint64_t count = 0, payload = 0;
+        int map = 0, container = 0;
+        if (b <= 0x7f || b >= 0xe0) continue;
+        if (b <= 0x8f) { count = b & 0x0f; map = container = 1; }
+        else if (b <= 0x9f) { count = b & 0x0f; container = 1; }
+        else if (b <= 0xbf) payload = b & 0x1f;
+        else switch (b) {
+            case 0xc4: case 0xc7: case 0xd9: payload = h[1]; break;
+            case 0xc5: case 0xc8: case 0xda: payload = mpk__load16(h + 1); break;
+            case 0xc6: case 0xc9: case 0xdb: payload = mpk__load32(h + 1); break;
+            case 0xd4: payload = 1; break;
+            case 0xd5: payload = 2; break;
+            case 0xd6: payload = 4; break;
+            case 0xd7: payload = 8; break;
+            case 0xd8: payload = 16; break;
+            case 0xdc: count = mpk__load16(h + 1); container = 1; break;
+            case 0xdd: count = mpk__load32(h + 1); container = 1; break;
+            case 0xde: count = mpk__load16(h + 1); map = container = 1; break;
+            case 0xdf: count = mpk__load32(h + 1); map = container = 1; break;
+            default: break; /* nil, bool, floats, ints: the head is the value */
+            }
+        if (container && !check_push(w, (map ? 2 * count : count) | (map ? CHECK_MAP : 0))) return 0;
+        w->check_skip = payload;
+    }
+    return 1;
+}
+
+/* Reads the buffer up to pos. */
+static int check_sync(mpk_writer *w) {
+    size_t at = (size_t)(w->pos - w->buf);
+    if (!w->checks || w->error != MPK_OK || at <= w->check_at) return w->error == MPK_OK;
+    int ok = check_scan(w, w->buf + w->check_at, at - w->check_at);
+    w->check_at = at;
+    return ok;
+}
+
+/* The output so far ends between top-level values. The output is being finished: the stack goes
+ * (it is empty when the output is right, and the error is sticky when it is not). */
+static int check_complete(mpk_writer *w) {
+    int ok = 1;
+    if (w->checks && w->error == MPK_OK) {
+        if (!check_sync(w)) ok = 0;
+        else {
+            check_close_done(w);
+            if (w->check_depth || w->check_have || w->check_skip) {
+                check_fail(w);
+                ok = 0;
+            }
+        }
+    }
+    check_free(w);
+    return ok;
+}
+
+static void write_end(mpk_writer *w, int map) {
+    if (!w->checks || !check_sync(w)) return;
+    /* the innermost container not yet closed: at 0, with nothing of its last value pending, and
+     * of the kind named */
+    if (w->check_depth == 0 || w->check_have || w->check_skip) {
+        check_fail(w);
+        return;
+    }
+    uint64_t e = w->check_owed[w->check_depth - 1];
+    if (CHECK_OWED(e) != 0 || ((e & CHECK_MAP) != 0) != map) {
+        check_fail(w);
+        return;
+    }
+    w->check_depth--;
+}
+
+void mpk_write_array_end(mpk_writer *w) { write_end(w, 0); }
+void mpk_write_map_end(mpk_writer *w) { write_end(w, 1); }
+
 static int do_flush(mpk_writer *w, const void *data, size_t len) {
+    if (w->checks) {
+        /* the buffer is read back before it goes (and is then emptied by every caller); a body
+         * sent straight from the caller's memory, after the buffer, is read as it goes */
+        if (data == w->buf) {
+            if (!check_sync(w)) return 0;
+            w->check_at = 0;
+        } else if (w->error != MPK_OK || !check_scan(w, (const uint8_t *)data, len)) {
+            return 0;
+        }
+    }
     if (len == 0) return 1;
     order_stores();
     if (w->flush(w->flush_ctx, data, len) != 0) {
@@ -175,6 +365,7 @@ static int do_flush(mpk_writer *w, const void *data, size_t len) {
 }
 
 mpk_error_kind mpk_writer_finish(mpk_writer *w) {
+    check_complete(w);
     order_stores();
     if (w->error == MPK_OK && w->mode == MODE_FLUSH) {
         if (do_flush(w, w->buf, (size_t)(w->pos - w->buf))) w->pos = w->buf;
@@ -183,6 +374,7 @@ mpk_error_kind mpk_writer_finish(mpk_writer *w) {
 }
 
 void mpk_writer_destroy(mpk_writer *w) {
+    check_free(w);
     if (w->owns_buf) free(w->buf);
     free(w->chunks);
     memset(w, 0, sizeof *w);
@@ -204,9 +396,11 @@ void mpk_writer_reset(mpk_writer *w) {
     w->flushed = 0;
     w->nchunks = 0;
     w->run_at = 0;
+    check_reset(w);
 }
 
 uint8_t *mpk_writer_release(mpk_writer *w, size_t *size) {
+    check_complete(w);
     if (w->mode != MODE_GROWABLE || w->error != MPK_OK) {
         if (size) *size = 0;
         return NULL;
@@ -227,6 +421,7 @@ static int grow_chunks(mpk_writer *w, size_t need);
 int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count) {
     *chunks = NULL;
     *count = 0;
+    if (w->mode == MODE_CHUNKS) check_complete(w);
     if (w->error != MPK_OK || w->mode != MODE_CHUNKS) return 0;
     order_stores();
     size_t n = w->nchunks, size = (size_t)(w->pos - w->buf);
@@ -380,6 +575,7 @@ static MPK__NOINLINE int grow_chunks(mpk_writer *w, size_t need) {
  * list cost about 14 instructions and 56 bytes of memory traffic per referenced body). Inline, with
  * its growth apart: as a call it cost about 30 instructions per body. */
 MPK__INLINE int add_ref(mpk_writer *w, const void *data, size_t len) {
+    if (MPK__UNLIKELY(w->checks) && (!check_sync(w) || !check_scan(w, (const uint8_t *)data, len))) return 0;
     if (MPK__UNLIKELY(w->chunks_cap - w->nchunks < 2) && !grow_chunks(w, w->nchunks + 2)) return 0;
     size_t at = (size_t)(w->pos - w->buf);
     mpk_chunk *c = w->chunks + w->nchunks;

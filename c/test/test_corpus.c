@@ -217,7 +217,9 @@ static void negative(const char *file, const mpk_node *c, const mpk_node *name) 
 
     /* stream, whole input then end: it must fail too (its offsets follow the bytes as they
      * arrive, which for a whole input is where the one-shot decoders stop, except that a stream
-     * cannot know a declared size will not fit until the input ends) */
+     * cannot know a declared size will not fit until the input ends, and that it reports what the
+     * bytes already prove: "c7 05 ff 00 00" is truncated at 0 one-shot, invalid_timestamp at 0
+     * from a stream, spec/README.md; test_stream checks that at every chunk split) */
     mpk_stream s;
     mpk_stream_init(&s);
     mpk_stream_set_limits(&s, &limits);

@@ -230,7 +230,26 @@ static void test_duplicate_keys(void) {
     mpk_doc_destroy(&d);
 }
 
+/* JSON text into a writer whose MessagePack checks are on: the text is not read as MessagePack
+ * (a UTF-8 lead byte would be a str head) and the writer finishes fine. */
+static void test_json_into_checked_writer(void) {
+    unsigned char buf[32];
+    size_t n = hex_decode("91 a2 c3a9", buf); /* ["é"]: as MessagePack, a9 would be a str of 9 */
+    mpk_doc d;
+    mpk_doc_init(&d);
+    const mpk_node *root = mpk_doc_parse(&d, buf, n);
+    mpk_writer w;
+    mpk_writer_init_growable(&w, 0);
+    mpk_writer_set_checks(&w, 1);
+    mpk_node_to_json(root, &w);
+    CHECK(mpk_writer_finish(&w) == MPK_OK && mpk_writer_size(&w) == 6 &&
+          memcmp(mpk_writer_data(&w), "[\"\xc3\xa9\"]", 6) == 0);
+    mpk_writer_destroy(&w);
+    mpk_doc_destroy(&d);
+}
+
 int main(void) {
+    test_json_into_checked_writer();
     test_duplicate_keys();
     test_tree();
     test_copy_and_reuse();

@@ -105,6 +105,7 @@ static void test_fixed_buffer(void) {
     /* a head that exactly fits is not refused */
     unsigned char b2[2];
     mpk_writer_init_buf(&f, b2, sizeof b2);
+    mpk_writer_set_checks(&f, 0); /* a head without its body, on purpose */
     mpk_write_str_head(&f, 40);
     CHECK(mpk_writer_finish(&f) == MPK_OK && b2[0] == 0xd9 && b2[1] == 40);
     mpk_writer_destroy(&f);
@@ -399,6 +400,224 @@ static void test_caller_grown(void) {
     mpk_writer_destroy(&a);
 }
 
+/* ---- writer checks (mpk_writer_set_checks) ---- */
+
+static void *test_grow(void *ctx, void *old, size_t size) {
+    (void)ctx;
+    return realloc(old, size);
+}
+
+/* Initialises `w` in output mode `mode` (0 growable, 1 fixed, 2 flush through `sk` with a 64-byte
+ * stage, 3 chunks with a 40-byte threshold, 4 caller-grown) with the checks on. */
+static void init_mode(mpk_writer *w, int mode, unsigned char *fixed, size_t cap, sink *sk) {
+    switch (mode) {
+    case 0: mpk_writer_init_growable(w, 0); break;
+    case 1: mpk_writer_init_buf(w, fixed, cap); break;
+    case 2: memset(sk, 0, sizeof *sk); sk->fail_after = -1; mpk_writer_init_flush(w, NULL, 64, sink_flush, sk); break;
+    case 3: mpk_writer_init_chunks(w, 40); break;
+    default: mpk_writer_init_alloc(w, 16, test_grow, NULL); break;
+    }
+    mpk_writer_set_checks(w, 1);
+}
+
+static void free_mode(mpk_writer *w, int mode) {
+    if (mode == 4) free((void *)mpk_writer_data(w));
+    mpk_writer_destroy(w);
+}
+
+static void test_checks(void) {
+    static unsigned char fixed[16384];
+    static sink sk;
+    static char body[300];
+    memset(body, 'z', sizeof body);
+    mpk_writer c;
+#ifdef NDEBUG
+    mpk_writer_init_growable(&c, 0);
+    CHECK(c.checks == 0); /* a release build: off unless asked for */
+#else
+    mpk_writer_init_growable(&c, 0);
+    CHECK(c.checks == 1); /* a debug build: on by default */
+#endif
+    mpk_writer_destroy(&c);
+    for (int mode = 0; mode < 5; mode++) {
+        /* too few elements: [1, 2] declared as 3 */
+        init_mode(&c, mode, fixed, sizeof fixed, &sk);
+        mpk_write_array(&c, 3);
+        mpk_write_uint(&c, 1);
+        mpk_write_uint(&c, 2);
+        CHECK_MSG(mpk_writer_finish(&c) == MPK_ERR_COUNT_MISMATCH, "mode %d", mode);
+        if (mode == 2) CHECK(sk.len == 0); /* the malformed tail is not flushed */
+        mpk_write_nil(&c);                  /* sticky */
+        CHECK(mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH);
+        free_mode(&c, mode);
+
+        /* a map given a key and no value */
+        init_mode(&c, mode, fixed, sizeof fixed, &sk);
+        mpk_write_map(&c, 1);
+        mpk_write_cstr(&c, "k");
+        CHECK_MSG(mpk_writer_finish(&c) == MPK_ERR_COUNT_MISMATCH, "mode %d", mode);
+        free_mode(&c, mode);
+
+        /* a body shorter than its head said (str head, then 2 of 5 bytes) */
+        init_mode(&c, mode, fixed, sizeof fixed, &sk);
+        mpk_write_str_head(&c, 5);
+        mpk_write_bytes(&c, "ab", 2);
+        CHECK_MSG(mpk_writer_finish(&c) == MPK_ERR_COUNT_MISMATCH, "mode %d", mode);
+        free_mode(&c, mode);
+
+        /* the innermost container short, under one that has all its values */
+        init_mode(&c, mode, fixed, sizeof fixed, &sk);
+        mpk_write_array(&c, 1);
+        mpk_write_map(&c, 2);
+        mpk_write_uint(&c, 1);
+        mpk_write_uint(&c, 2);
+        mpk_write_uint(&c, 3);
+        CHECK_MSG(mpk_writer_finish(&c) == MPK_ERR_COUNT_MISMATCH, "mode %d", mode);
+        free_mode(&c, mode);
+
+        /* well-formed output of every kind passes, byte for byte as without the checks: many
+         * values (heads cut by the flushes of a 64-byte stage), raw MessagePack, bodies referenced
+         * or sent straight from the caller's memory, bodies written after their heads, ends */
+        init_mode(&c, mode, fixed, sizeof fixed, &sk);
+        mpk_writer g;
+        mpk_writer_init_growable(&g, 0);
+        mpk_writer_set_checks(&g, 0);
+        mpk_writer *both[2] = {&c, &g};
+        for (int k = 0; k < 2; k++) {
+            mpk_writer *x = both[k];
+            for (int i = 0; i < 30; i++) {
+                mpk_write_map(x, 2);
+                mpk_write_cstr(x, "id");
+                mpk_write_uint(x, (uint64_t)i * 100003);
+                mpk_write_cstr(x, "v");
+                mpk_write_array(x, 4);
+                mpk_write_bin(x, body, (size_t)(i * 10) % sizeof body);
+                mpk_write_str_head(x, 3);
+                mpk_write_bytes(x, "abc", 3);
+                mpk_write_bytes(x, "\x92\x01\xa1x", 4); /* [1, "x"], already encoded */
+                mpk_write_array(x, 0);
+                mpk_write_array_end(x);
+                mpk_write_array_end(x);
+                mpk_write_map_end(x);
+            }
+            mpk_write_timestamp(x, 1, 5);
+            mpk_write_ext(x, 7, body, 200);
+        }
+        CHECK_MSG(mpk_writer_finish(&c) == MPK_OK && mpk_writer_finish(&g) == MPK_OK, "mode %d: %s", mode,
+                  mpk_error_name(mpk_writer_error(&c)));
+        size_t glen = mpk_writer_size(&g);
+        const uint8_t *gd = mpk_writer_data(&g);
+        if (mode == 2) {
+            CHECK(sk.len == glen && memcmp(sk.data, gd, glen) == 0);
+        } else if (mode == 3) {
+            const mpk_chunk *ch;
+            size_t n, total = 0;
+            int same = 1;
+            CHECK(mpk_writer_chunks(&c, &ch, &n));
+            for (size_t i = 0; i < n; i++) {
+                same &= total + ch[i].len <= glen && memcmp(gd + total, ch[i].data, ch[i].len) == 0;
+                total += ch[i].len;
+            }
+            CHECK(same && total == glen);
+        } else {
+            CHECK(mpk_writer_size(&c) == glen && memcmp(mpk_writer_data(&c), gd, glen) == 0);
+        }
+        mpk_writer_destroy(&g);
+        free_mode(&c, mode);
+    }
+
+    /* a value too many is seen by the end calls: [1] given 1 and 2 */
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_array(&c, 1);
+    mpk_write_uint(&c, 1);
+    mpk_write_uint(&c, 2);
+    CHECK(mpk_writer_error(&c) == MPK_OK);
+    mpk_write_array_end(&c);
+    CHECK(mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH);
+    mpk_writer_destroy(&c);
+    /* too many inside a map: {"a": [1, 2, 3]} declared as a 2-array, then both ends */
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_map(&c, 1);
+    mpk_write_cstr(&c, "a");
+    mpk_write_array(&c, 2);
+    mpk_write_uint(&c, 1);
+    mpk_write_uint(&c, 2);
+    mpk_write_uint(&c, 3);
+    mpk_write_array_end(&c);
+    CHECK(mpk_writer_finish(&c) == MPK_ERR_COUNT_MISMATCH);
+    mpk_writer_destroy(&c);
+    /* an end too early, an end of the wrong kind, an end with nothing open */
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_array(&c, 2);
+    mpk_write_uint(&c, 1);
+    mpk_write_array_end(&c);
+    CHECK(mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH);
+    mpk_writer_destroy(&c);
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_array(&c, 0);
+    mpk_write_map_end(&c);
+    CHECK(mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH);
+    mpk_writer_destroy(&c);
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_nil(&c);
+    mpk_write_map_end(&c);
+    CHECK(mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH);
+    mpk_writer_destroy(&c);
+    /* without the checks the end calls write and check nothing */
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 0);
+    mpk_write_array(&c, 1);
+    mpk_write_uint(&c, 1);
+    mpk_write_uint(&c, 2);
+    mpk_write_array_end(&c);
+    mpk_write_map_end(&c);
+    CHECK(mpk_writer_finish(&c) == MPK_OK && mpk_writer_size(&c) == 3);
+    mpk_writer_destroy(&c);
+
+    /* 200 levels deep (past the writer's small stack): complete passes, one short fails, and
+     * release hands out nothing for a short one */
+    for (int shorted = 0; shorted < 2; shorted++) {
+        mpk_writer_init_growable(&c, 0);
+        mpk_writer_set_checks(&c, 1);
+        for (int i = 0; i < 200; i++) mpk_write_array(&c, i == 100 && shorted ? 2 : 1);
+        mpk_write_nil(&c);
+        size_t size = 1;
+        uint8_t *out = mpk_writer_release(&c, &size);
+        CHECK(shorted ? out == NULL && size == 0 && mpk_writer_error(&c) == MPK_ERR_COUNT_MISMATCH
+                      : out != NULL && size == 201);
+        free(out);
+        mpk_writer_destroy(&c);
+    }
+    /* reset starts the checks afresh; raw bytes that are no MessagePack are refused */
+    mpk_writer_init_growable(&c, 0);
+    mpk_writer_set_checks(&c, 1);
+    mpk_write_array(&c, 2);
+    mpk_writer_reset(&c);
+    mpk_write_uint(&c, 1);
+    CHECK(mpk_writer_finish(&c) == MPK_OK);
+    mpk_writer_reset(&c);
+    mpk_write_bytes(&c, "\xc1", 1);
+    CHECK(mpk_writer_finish(&c) == MPK_ERR_INVALID_ARGUMENT);
+    mpk_writer_destroy(&c);
+    CHECK(strcmp(mpk_error_name(MPK_ERR_COUNT_MISMATCH), "count_mismatch") == 0);
+
+    /* a fixed-buffer writer needs no destroy even with the checks on and deep nesting: finishing
+     * frees their stack (the sanitizer run's leak check holds this test to it) */
+    for (int shorted = 0; shorted < 2; shorted++) {
+        mpk_writer_init_buf(&c, fixed, sizeof fixed);
+        mpk_writer_set_checks(&c, 1);
+        for (int i = 0; i < 40; i++) mpk_write_array(&c, 1);
+        if (!shorted) mpk_write_nil(&c);
+        CHECK(mpk_writer_finish(&c) == (shorted ? MPK_ERR_COUNT_MISMATCH : MPK_OK));
+        CHECK(c.check_owed == NULL);
+    }
+}
+
 int main(void) {
     mpk_writer_init_growable(&w, 1);
     test_caller_grown();
@@ -412,6 +631,7 @@ int main(void) {
     test_large_bodies();
     test_flush_file_and_fd();
     test_errors();
+    test_checks();
     mpk_writer_destroy(&w);
     return check_report("test_writer");
 }

@@ -1,7 +1,8 @@
 /* mpk/common.h — what every layer shares: version, error kinds, the error struct, limits, types.
  *
  * Names: every public symbol starts with mpk_ / MPK_; symbols starting with mpk__ / MPK__ are
- * private helpers that must appear in headers because the fast paths are inline. */
+ * private helpers that must appear in headers because the fast paths are inline (the out-of-line
+ * ones are exported from libmpk.so as mpk_inline_*, see writer.h; no mpk__ symbol is). */
 #ifndef MPK_COMMON_H
 #define MPK_COMMON_H
 
@@ -14,6 +15,19 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------------
+ * Export (Public): MPK_API marks what libmpk.so exports. The shared library is compiled with
+ * hidden visibility and MPK_EXPORTS (CMake does both), so only the declarations marked here leave
+ * it; for everyone else (the static library, a program, sources compiled by hand) it is empty.
+ * ----------------------------------------------------------------------------------------------*/
+#if defined(MPK_EXPORTS) && defined(_WIN32)
+#define MPK_API __declspec(dllexport)
+#elif defined(MPK_EXPORTS) && (defined(__GNUC__) || defined(__clang__))
+#define MPK_API __attribute__((visibility("default")))
+#else
+#define MPK_API
+#endif
+
+/* ------------------------------------------------------------------------------------------------
  * Version (Public)
  * ----------------------------------------------------------------------------------------------*/
 #define MPK_VERSION_MAJOR 0
@@ -22,7 +36,7 @@ extern "C" {
 #define MPK_VERSION_STRING "0.1.0"
 
 /** The library's version string, e.g. "0.1.0" (the one built, not the header's). */
-const char *mpk_version(void);
+MPK_API const char *mpk_version(void);
 
 /* ------------------------------------------------------------------------------------------------
  * Compiler helpers (Private)
@@ -118,7 +132,9 @@ typedef enum mpk_error_kind {
     MPK_ERR_BUFFER_FULL,        /**< "buffer_full": a fixed output buffer is too small */
     MPK_ERR_INVALID_ARGUMENT,   /**< "invalid_argument": e.g. a length > 2^32-1 */
     MPK_ERR_TYPE,               /**< "type": a reader expect-call found another type */
-    MPK_ERR_JSON                /**< "json": malformed JSON text (offset = the byte where it broke) */
+    MPK_ERR_JSON,               /**< "json": malformed JSON text (offset = the byte where it broke) */
+    MPK_ERR_COUNT_MISMATCH      /**< "count_mismatch": writer checks: an array or map was given fewer
+                                     or more values than its head declared */
 } mpk_error_kind;
 
 /** An error: its kind and the byte offset from the start of the input where it was found. */
@@ -128,11 +144,11 @@ typedef struct mpk_error {
 } mpk_error;
 
 /** The spec spelling of a kind ("truncated", "invalid_byte", ...); "ok" for MPK_OK; never NULL. */
-const char *mpk_error_name(mpk_error_kind kind);
+MPK_API const char *mpk_error_name(mpk_error_kind kind);
 
 /** Writes "<name> at byte <offset>" (e.g. "truncated at byte 0") into buf, NUL-terminated and cut
  *  to size; returns the length the whole message needs, as snprintf does. */
-int mpk_error_format(mpk_error error, char *buf, size_t size);
+MPK_API int mpk_error_format(mpk_error error, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------------------------------
  * Limits (Public)
@@ -156,7 +172,7 @@ typedef struct mpk_limits {
 } mpk_limits;
 
 /** The defaults as a value: {1024, 2^32-1, 2^32-1, 2^32-1, 2^32-1, 2^32-1}. */
-mpk_limits mpk_limits_default(void);
+MPK_API mpk_limits mpk_limits_default(void);
 
 /** Decode flags, combined with |. */
 enum {
@@ -187,7 +203,7 @@ typedef enum mpk_type {
 
 /** Name of a type: "nil", "bool", "uint", "int", "float32", "float64", "str", "bin", "array",
  *  "map", "ext", "timestamp". */
-const char *mpk_type_name(mpk_type type);
+MPK_API const char *mpk_type_name(mpk_type type);
 
 /** A timestamp (ext -1): seconds since 1970-01-01T00:00:00Z and nanoseconds 0..999999999. */
 typedef struct mpk_timestamp {
@@ -196,7 +212,7 @@ typedef struct mpk_timestamp {
 } mpk_timestamp;
 
 /** Checks a UTF-8 byte string (no overlongs, no surrogates, nothing above U+10FFFF). 1 if valid. */
-int mpk_utf8_valid(const void *data, size_t len);
+MPK_API int mpk_utf8_valid(const void *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -48,23 +48,23 @@ typedef struct mpk_doc {
 } mpk_doc;
 
 /** An empty doc with default limits; allocates nothing yet. */
-void mpk_doc_init(mpk_doc *d);
-void mpk_doc_set_limits(mpk_doc *d, const mpk_limits *limits);
+MPK_API void mpk_doc_init(mpk_doc *d);
+MPK_API void mpk_doc_set_limits(mpk_doc *d, const mpk_limits *limits);
 /** MPK_FLAG_STRICT_UTF8, MPK_FLAG_COPY. */
-void mpk_doc_set_flags(mpk_doc *d, unsigned flags);
+MPK_API void mpk_doc_set_flags(mpk_doc *d, unsigned flags);
 /** Frees everything the doc holds. */
-void mpk_doc_destroy(mpk_doc *d);
+MPK_API void mpk_doc_destroy(mpk_doc *d);
 
 /** Parses exactly one value filling `len` bytes (bytes after it are MPK_ERR_TRAILING_BYTES).
  *  Returns the root, or NULL on error (see mpk_doc_error()). Replaces the previous tree. */
-const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len);
+MPK_API const mpk_node *mpk_doc_parse(mpk_doc *d, const void *data, size_t len);
 
 /** Parses JSON text (RFC 8259) into the doc; strings are copied into the doc. Mapping: null → nil,
  *  true/false → bool, a number without fraction or exponent → int (uint/int; outside 64 bits →
  *  float64), any other number → float64, string → str, array → array, object → map with str keys
  *  in document order (duplicates kept). Depth counts as for MessagePack. Errors are MPK_ERR_JSON
  *  (or DEPTH_LIMIT) at the byte offset. */
-const mpk_node *mpk_doc_parse_json(mpk_doc *d, const char *json, size_t len);
+MPK_API const mpk_node *mpk_doc_parse_json(mpk_doc *d, const char *json, size_t len);
 
 MPK__INLINE mpk_error mpk_doc_error(const mpk_doc *d) { return d->error; }
 /** The root of the last successful parse, or NULL. */
@@ -88,16 +88,16 @@ MPK__INLINE const mpk_node *mpk_node_next(const mpk_node *n) {
 /** First element of an array / first key of a map (its value is mpk_node_next(key)); NULL if empty. */
 MPK__INLINE const mpk_node *mpk_node_first(const mpk_node *n) { return n->len ? n + 1 : NULL; }
 /** Element `i` of an array (walks i siblings), NULL when out of range. */
-const mpk_node *mpk_node_at(const mpk_node *array, uint32_t i);
+MPK_API const mpk_node *mpk_node_at(const mpk_node *array, uint32_t i);
 /** The value of the pair whose key is the str `key` (len bytes); NULL if none or not a map. With
  *  duplicate keys, the LAST such pair's value (as every mpk implementation; spec/README.md). */
-const mpk_node *mpk_node_map_get(const mpk_node *map, const char *key, size_t len);
+MPK_API const mpk_node *mpk_node_map_get(const mpk_node *map, const char *key, size_t len);
 /** The value of the last pair whose key is deep-equal to `key` (mpk_node_equal); NULL if none. */
-const mpk_node *mpk_node_map_find(const mpk_node *map, const mpk_node *key);
+MPK_API const mpk_node *mpk_node_map_find(const mpk_node *map, const mpk_node *key);
 /** Deep equality: same type and value; floats by bits except that every NaN equals every NaN
  *  (so -0.0 != 0.0); float32 never equals float64, nor an int a float; maps pair by pair in order.
  *  Returns 1 when equal. */
-int mpk_node_equal(const mpk_node *a, const mpk_node *b);
+MPK_API int mpk_node_equal(const mpk_node *a, const mpk_node *b);
 MPK__INLINE mpk_timestamp mpk_node_timestamp(const mpk_node *n) {
     mpk_timestamp t;
     t.sec = n->v.i;
@@ -106,15 +106,16 @@ MPK__INLINE mpk_timestamp mpk_node_timestamp(const mpk_node *n) {
 }
 
 /** Writes the node (and everything in it) as MessagePack, shortest form. */
-void mpk_node_write(const mpk_node *n, mpk_writer *w);
+MPK_API void mpk_node_write(const mpk_node *n, mpk_writer *w);
 
 /** Writes the node as JSON text into `out` (any writer output; the bytes are raw text). Mapping:
  *  nil → null; bool; ints → numbers; floats → shortest round-trip number, NaN and ±Infinity → null;
  *  str → string (invalid UTF-8 bytes become U+FFFD); bin → base64 string (RFC 4648, padded);
  *  ext → {"ext": type, "data": "<base64>"}; timestamp → RFC 3339 string
  *  "YYYY-MM-DDTHH:MM:SS[.fraction]Z" (nanoseconds trimmed of trailing zeros); a map key that is
- *  not a str → its JSON text as a string (key 1 → "1"). Depth is bounded by the doc that made it. */
-void mpk_node_to_json(const mpk_node *n, mpk_writer *out);
+ *  not a str → its JSON text as a string (key 1 → "1"). Depth is bounded by the doc that made it.
+ *  The writer's MessagePack checks (mpk_writer_set_checks) are turned off: it now holds text. */
+MPK_API void mpk_node_to_json(const mpk_node *n, mpk_writer *out);
 
 #ifdef __cplusplus
 }

@@ -51,13 +51,13 @@ typedef struct mpk_reader {
 
 /** Reads `len` bytes at `data` with the default limits and no flags. Allocates nothing until a
  *  value nests deeper than 16 (then a stack bounded by the depth limit and the input length). */
-void mpk_reader_init(mpk_reader *r, const void *data, size_t len);
+MPK_API void mpk_reader_init(mpk_reader *r, const void *data, size_t len);
 /** Changes the limits (NULL: the defaults). Call before reading. */
-void mpk_reader_set_limits(mpk_reader *r, const mpk_limits *limits);
+MPK_API void mpk_reader_set_limits(mpk_reader *r, const mpk_limits *limits);
 /** Sets flags (MPK_FLAG_STRICT_UTF8). */
-void mpk_reader_set_flags(mpk_reader *r, unsigned flags);
+MPK_API void mpk_reader_set_flags(mpk_reader *r, unsigned flags);
 /** Frees the deep-nesting stack, if any. */
-void mpk_reader_destroy(mpk_reader *r);
+MPK_API void mpk_reader_destroy(mpk_reader *r);
 
 /** The first error ({MPK_OK, 0} while fine). */
 MPK__INLINE mpk_error mpk_reader_error(const mpk_reader *r) { return r->error; }
@@ -66,15 +66,18 @@ MPK__INLINE size_t mpk_reader_offset(const mpk_reader *r) { return (size_t)(r->p
 /** Open containers around the next token (0 at top level). */
 MPK__INLINE uint32_t mpk_reader_depth(const mpk_reader *r) { return r->depth; }
 /** Sets the sticky error at `offset` (if none is set yet). */
-void mpk_reader_flag_error(mpk_reader *r, mpk_error_kind kind, size_t offset);
+MPK_API void mpk_reader_flag_error(mpk_reader *r, mpk_error_kind kind, size_t offset);
 
 /** Ends one-shot decoding: MPK_ERR_TRUNCATED at the input length if a container still owes
  *  values, MPK_ERR_TRAILING_BYTES at the first unread byte if bytes remain. Returns the error. */
-mpk_error mpk_reader_finish(mpk_reader *r);
+MPK_API mpk_error mpk_reader_finish(mpk_reader *r);
 
-/* Private slow path and container bookkeeping. */
-int mpk__reader_next_slow(mpk_reader *r, mpk_tag *tag);
-void mpk__reader_close(mpk_reader *r);
+/* Private slow path and container bookkeeping, called by the inline code: exported from libmpk.so
+ * under mpk_inline_* names (see writer.h); not API. */
+#define mpk__reader_next_slow mpk_inline_reader_next_slow
+#define mpk__reader_close mpk_inline_reader_close
+MPK_API int mpk__reader_next_slow(mpk_reader *r, mpk_tag *tag);
+MPK_API void mpk__reader_close(mpk_reader *r);
 
 /* One value of the enclosing container is done: the innermost container that this completes is
  * popped inline (a call per container end cost about 20 instructions); a chain of them, or a
@@ -161,21 +164,21 @@ MPK__INLINE int mpk_reader_next(mpk_reader *r, mpk_tag *tag) {
 
 /** Skips one whole value (a container with everything in it) without building anything, and
  *  without recursion. Returns 1, or 0 on error. */
-int mpk_reader_skip(mpk_reader *r);
+MPK_API int mpk_reader_skip(mpk_reader *r);
 
 /* Expect-calls: read the next tag and require a type; another type is MPK_ERR_TYPE at its head. */
 /** An array head; *count = elements. */
-int mpk_read_array(mpk_reader *r, uint32_t *count);
+MPK_API int mpk_read_array(mpk_reader *r, uint32_t *count);
 /** A map head; *count = pairs. */
-int mpk_read_map(mpk_reader *r, uint32_t *count);
+MPK_API int mpk_read_map(mpk_reader *r, uint32_t *count);
 /** A non-negative integer. */
-int mpk_read_uint(mpk_reader *r, uint64_t *value);
+MPK_API int mpk_read_uint(mpk_reader *r, uint64_t *value);
 /** An integer that fits int64. */
-int mpk_read_int(mpk_reader *r, int64_t *value);
+MPK_API int mpk_read_int(mpk_reader *r, int64_t *value);
 /** A str: *data points into the input (not NUL-terminated). */
-int mpk_read_str(mpk_reader *r, const char **data, uint32_t *len);
+MPK_API int mpk_read_str(mpk_reader *r, const char **data, uint32_t *len);
 /** A bin: *data points into the input. */
-int mpk_read_bin(mpk_reader *r, const uint8_t **data, uint32_t *len);
+MPK_API int mpk_read_bin(mpk_reader *r, const uint8_t **data, uint32_t *len);
 
 #ifdef __cplusplus
 }

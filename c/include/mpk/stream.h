@@ -57,22 +57,22 @@ typedef struct mpk_stream {
 } mpk_stream;
 
 /** An empty stream with the default limits. */
-void mpk_stream_init(mpk_stream *s);
+MPK_API void mpk_stream_init(mpk_stream *s);
 /** Changes the limits (NULL: defaults). */
-void mpk_stream_set_limits(mpk_stream *s, const mpk_limits *limits);
+MPK_API void mpk_stream_set_limits(mpk_stream *s, const mpk_limits *limits);
 /** Sets flags (MPK_FLAG_STRICT_UTF8). */
-void mpk_stream_set_flags(mpk_stream *s, unsigned flags);
+MPK_API void mpk_stream_set_flags(mpk_stream *s, unsigned flags);
 /** Frees the stream's buffer and stack. */
-void mpk_stream_destroy(mpk_stream *s);
+MPK_API void mpk_stream_destroy(mpk_stream *s);
 
 /** Hands the stream the next chunk. The chunk must stay valid and unchanged until mpk_stream_next()
  *  has returned 0 for it; feeding before that is MPK_ERR_INVALID_ARGUMENT. */
-void mpk_stream_feed(mpk_stream *s, const void *data, size_t len);
+MPK_API void mpk_stream_feed(mpk_stream *s, const void *data, size_t len);
 
 /** Takes the next complete top-level value: returns 1 and sets *value and *len (valid until the next
  *  call on the stream, and while the chunk is), 0 when the fed bytes are used up (feed more), -1 on
  *  error (see mpk_stream_error()). */
-int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
+MPK_API int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
 
 /** Like mpk_stream_next(), but parses the value into `doc` (replacing its tree) and sets *root.
  *  A value lying whole in the chunk is parsed straight from it, in one pass (the stream does not
@@ -82,12 +82,12 @@ int mpk_stream_next(mpk_stream *s, const uint8_t **value, size_t *len);
  *  mpk_stream_error()), the same as from mpk_stream_next(). Zero-copy payloads point into the chunk
  *  or the stream's buffer, valid as mpk_stream_next()'s value would be; nodes live until the doc's
  *  next parse. */
-int mpk_stream_next_doc(mpk_stream *s, mpk_doc *doc, const mpk_node **root);
+MPK_API int mpk_stream_next_doc(mpk_stream *s, mpk_doc *doc, const mpk_node **root);
 
 /** The input has ended: MPK_ERR_TRUNCATED if a value is incomplete (at the offset a one-shot
  *  decoder of everything fed would report), MPK_ERR_INVALID_ARGUMENT if mpk_stream_next() was not
  *  called until it returned 0. Returns the stream's error. */
-mpk_error mpk_stream_end(mpk_stream *s);
+MPK_API mpk_error mpk_stream_end(mpk_stream *s);
 
 /** The first error ({MPK_OK, 0} while fine). */
 MPK__INLINE mpk_error mpk_stream_error(const mpk_stream *s) { return s->error; }

@@ -50,6 +50,17 @@ typedef struct mpk_writer {
     size_t run_at;         /* chunk mode: buffer offset where the current, unlisted run starts */
     mpk_grow_fn grow;      /* caller-grown mode: the caller's reallocation callback */
     void *grow_ctx;
+    /* private: the writer checks (mpk_writer_set_checks), which read the output back as it is
+     * handed on: how far the buffer was read, the payload bytes still to pass, a head cut short,
+     * and the values each open container still owes (the innermost last) */
+    int checks;
+    size_t check_at;
+    uint64_t check_skip;
+    uint8_t check_head[9];
+    uint8_t check_have;
+    uint32_t check_depth, check_cap;
+    uint64_t *check_owed;  /* check_small, or the heap once deeper than 8 */
+    uint64_t check_small[8];
 } mpk_writer;
 
 /* ------------------------------------------------------------------------------------------------
@@ -58,7 +69,7 @@ typedef struct mpk_writer {
 
 /** Growable heap output starting at `initial_capacity` bytes (0 picks a default). Read the result
  *  with mpk_writer_data()/mpk_writer_size() or take it with mpk_writer_release(). */
-void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity);
+MPK_API void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity);
 
 /** Growable output in memory the caller owns: the first buffer is `grow(ctx, NULL, initial)` (0
  *  picks a default) and every growth is `grow(ctx, buf, bigger)`. The writer never frees the buffer
@@ -68,38 +79,55 @@ void mpk_writer_init_growable(mpk_writer *w, size_t initial_capacity);
  *  first or later, leaves the sticky MPK_ERR_NO_MEMORY. Lets a binding build its result object in
  *  place, with no final copy. mpk_writer_reset() keeps the buffer; after a failed callback the
  *  writer holds none and stays MPK_ERR_NO_MEMORY until initialised again. */
-void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow, void *ctx);
+MPK_API void mpk_writer_init_alloc(mpk_writer *w, size_t initial, mpk_grow_fn grow, void *ctx);
 
 /** Output into the caller's `buf` of `cap` bytes; running out is MPK_ERR_BUFFER_FULL. The writer
  *  never frees `buf`. */
-void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap);
+MPK_API void mpk_writer_init_buf(mpk_writer *w, void *buf, size_t cap);
 
 /** Buffered output through `fn(ctx, data, len)`, called whenever the buffer fills and by
  *  mpk_writer_finish(). `buf`/`cap` is the staging buffer; with buf == NULL the writer mallocs `cap`
  *  bytes (0 picks 64 KiB). Bodies larger than the staging buffer go straight to `fn`, uncopied. */
-void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx);
+MPK_API void mpk_writer_init_flush(mpk_writer *w, void *buf, size_t cap, mpk_flush_fn fn, void *ctx);
 
 /** Reference-chunk output: like growable, but a str/bin body of at least `ref_threshold` bytes
  *  (0 picks 1024; str bodies under 128 bytes are copied whatever the threshold) is not copied: the writer keeps its pointer, and the caller must keep that memory
  *  alive and unchanged until it has sent the chunks. Get them with mpk_writer_chunks(). */
-void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
+MPK_API void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
 
 /** Ends the output: flush mode sends what is buffered. Returns the first error, or MPK_OK. The
  *  writer may be reset or destroyed afterwards. */
-mpk_error_kind mpk_writer_finish(mpk_writer *w);
+MPK_API mpk_error_kind mpk_writer_finish(mpk_writer *w);
 
 /** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer. */
-void mpk_writer_destroy(mpk_writer *w);
+MPK_API void mpk_writer_destroy(mpk_writer *w);
 
 /** Empties the output and clears the error, keeping the buffer for reuse (one allocation for many
  *  messages). Flush mode: unflushed bytes are dropped. */
-void mpk_writer_reset(mpk_writer *w);
+MPK_API void mpk_writer_reset(mpk_writer *w);
+
+/** Writer checks: with `on`, the writer reads its own output back (each part once, when it is
+ *  flushed, referenced or finished) and verifies that every array and map received as many values
+ *  as its head declared. A container left short when the writer is finished (or a str/bin/ext
+ *  body, or a head, left incomplete) is the sticky MPK_ERR_COUNT_MISMATCH: mpk_writer_finish()
+ *  returns it and, in flush mode, does not send the malformed tail (parts flushed before were
+ *  complete heads and bodies, but the value they begin is not). A value too many cannot be told
+ *  from the next top-level value unless the container is closed with mpk_write_array_end() /
+ *  mpk_write_map_end(). On by default when libmpk was compiled without NDEBUG (a debug build),
+ *  off otherwise; call right after the init (turning them on later starts checking from there). */
+MPK_API void mpk_writer_set_checks(mpk_writer *w, int on);
+
+/** Optional container ends, for the writer checks: the innermost open array (map) must have
+ *  received exactly its declared values, else MPK_ERR_COUNT_MISMATCH. Without checks they do
+ *  nothing and write nothing. */
+MPK_API void mpk_write_array_end(mpk_writer *w);
+MPK_API void mpk_write_map_end(mpk_writer *w);
 
 /** The first error, or MPK_OK. */
 MPK__INLINE mpk_error_kind mpk_writer_error(const mpk_writer *w) { return w->error; }
 
 /** Sets the sticky error (if none is set yet): later calls do nothing. */
-void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind);
+MPK_API void mpk_writer_flag_error(mpk_writer *w, mpk_error_kind kind);
 
 /** Bytes in the writer's buffer (growable/fixed: the whole output; flush: not yet flushed; chunks:
  *  only the copied bytes). Valid until the next write. */
@@ -108,25 +136,31 @@ MPK__INLINE size_t mpk_writer_size(const mpk_writer *w) { return (size_t)(w->pos
 
 /** Growable mode: hands the buffer to the caller (free it with free()) and empties the writer; the
  *  next mpk_writer_reset() gives it a new buffer. Returns NULL on error or in another mode. */
-uint8_t *mpk_writer_release(mpk_writer *w, size_t *size);
+MPK_API uint8_t *mpk_writer_release(mpk_writer *w, size_t *size);
 
 /** Chunk mode, after mpk_writer_finish(): the output as `*count` pieces in order, pointing into the
  *  writer's buffer or at the referenced bodies. Valid until the next write, reset or destroy.
  *  Returns 0 on error. */
-int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count);
+MPK_API int mpk_writer_chunks(mpk_writer *w, const mpk_chunk **chunks, size_t *count);
 
 /** Flush callbacks for a stdio FILE* (ctx) and a POSIX file descriptor (ctx = (void*)(intptr_t)fd;
  *  retries short writes and EINTR). */
-int mpk_flush_file(void *ctx, const void *data, size_t len);
-int mpk_flush_fd(void *ctx, const void *data, size_t len);
+MPK_API int mpk_flush_file(void *ctx, const void *data, size_t len);
+MPK_API int mpk_flush_fd(void *ctx, const void *data, size_t len);
 
 /* ------------------------------------------------------------------------------------------------
  * Private slow paths
  * ----------------------------------------------------------------------------------------------*/
+/* The out-of-line halves of the inline functions: libmpk.so exports them, since the inline code
+ * compiled into a program calls them, under mpk_inline_* names (no mpk__ symbol leaves the
+ * library). They are not API: call the inline functions. */
+#define mpk__writer_make_room mpk_inline_writer_make_room
+#define mpk__write_body mpk_inline_write_body
+#define mpk__write_str_slow mpk_inline_write_str_slow
 /* Makes room for n contiguous bytes (grow, flush) or sets the error; 1 if the room is there. */
-int mpk__writer_make_room(mpk_writer *w, size_t n);
-void mpk__write_body(mpk_writer *w, const void *data, size_t len);
-void mpk__write_str_slow(mpk_writer *w, const void *data, size_t len);
+MPK_API int mpk__writer_make_room(mpk_writer *w, size_t n);
+MPK_API void mpk__write_body(mpk_writer *w, const void *data, size_t len);
+MPK_API void mpk__write_str_slow(mpk_writer *w, const void *data, size_t len);
 
 MPK__INLINE int mpk__writer_room(mpk_writer *w, size_t n) {
     if (MPK__LIKELY((size_t)(w->end - w->pos) >= n)) return 1;
@@ -259,18 +293,18 @@ MPK__INLINE void mpk_write_str(mpk_writer *w, const void *data, size_t len) {
 MPK__INLINE void mpk_write_cstr(mpk_writer *w, const char *s) { mpk_write_str(w, s, strlen(s)); }
 
 /** str head only (fixstr, str 8/16/32); then write exactly `len` bytes with mpk_write_bytes(). */
-void mpk_write_str_head(mpk_writer *w, uint32_t len);
+MPK_API void mpk_write_str_head(mpk_writer *w, uint32_t len);
 /** bin of `len` bytes (bin 8/16/32). */
-void mpk_write_bin(mpk_writer *w, const void *data, size_t len);
+MPK_API void mpk_write_bin(mpk_writer *w, const void *data, size_t len);
 /** bin head only; then `len` bytes with mpk_write_bytes(). */
-void mpk_write_bin_head(mpk_writer *w, uint32_t len);
+MPK_API void mpk_write_bin_head(mpk_writer *w, uint32_t len);
 /** ext of `type` (-128..127) with a `len`-byte payload (fixext 1/2/4/8/16, ext 8/16/32). Type -1
  *  is the timestamp type: prefer mpk_write_timestamp(). */
-void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len);
+MPK_API void mpk_write_ext(mpk_writer *w, int8_t type, const void *data, size_t len);
 /** ext head only; then `len` payload bytes with mpk_write_bytes(). */
-void mpk_write_ext_head(mpk_writer *w, int8_t type, uint32_t len);
+MPK_API void mpk_write_ext_head(mpk_writer *w, int8_t type, uint32_t len);
 /** Timestamp in its shortest form (32, 64 or 96 bit); nsec > 999999999 is MPK_ERR_INVALID_TIMESTAMP. */
-void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec);
+MPK_API void mpk_write_timestamp(mpk_writer *w, int64_t sec, uint32_t nsec);
 /** Raw bytes, unframed: bodies after a *_head call, or already-encoded MessagePack. In chunk mode
  *  bodies of at least ref_threshold bytes are referenced, not copied. */
 MPK__INLINE void mpk_write_bytes(mpk_writer *w, const void *data, size_t len) {
