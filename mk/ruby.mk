@@ -16,6 +16,7 @@ RB_SOURCES := $(wildcard ruby/ext/mpk/*.c ruby/ext/mpk/*.h ruby/ext/mpk/extconf.
 # `-I ruby/build/lib` finds it as "mpk/mpk".
 $(RB_SO): $(RB_SOURCES)
 	@tools/apt-ensure ruby ruby-dev gcc make
+	@rm -rf $(RB_BUILD)/ext # mkmf's Makefile does not track headers: a stale object can outlive a header change
 	@mkdir -p $(RB_BUILD)/ext $(RB_BUILD)/lib/mpk
 	@cd $(RB_BUILD)/ext && { ruby ../../ext/mpk/extconf.rb && $(MAKE) --no-print-directory V=0; } > build.log 2>&1 \
 		|| { cat build.log; exit 1; }
