@@ -78,6 +78,10 @@ func ShiftOffset(err error, n int) error {
 		c := *e
 		c.Offset += int64(n)
 		return &c
+	case *refusalError:
+		c := *e
+		c.Offset += int64(n)
+		return &c
 	}
 	return err
 }
@@ -184,11 +188,114 @@ func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
 // a copy of the input from the first string on (4 KiB of it at most, or the string's own size),
 // made in one go, so a later string that falls inside it is a view of the copy and costs no copy
 // of its own. A string keeps at most its chunk alive. The zero value is ready.
+//
+// It also carries what bounds the memory a generated UnmarshalMsg allocates, once Begin has
+// been called with the input's length: the allocation budget (DefaultAllocBudget) and the floor
+// of bytes the open containers still owe, so that declared counts are checked across all open
+// containers as Unmarshal checks them (see the README's Limits section).
 type StringArena struct {
 	chunk []byte // a copy of input bytes
 	// src and end are the addresses of the input byte that chunk[0] copies and of the end of
 	// that input. Addresses rather than pointers, so that the input does not escape to the heap.
 	src, end uintptr
+
+	total  int   // the whole input's length (0: Begin was not called, nothing is bounded)
+	floor  int   // a lower bound on total that the open containers' owed elements need
+	budget int64 // bytes left to allocate
+}
+
+// Begin starts the decode of one value from an input of n bytes (UnmarshalMsg's b).
+func (a *StringArena) Begin(n int) {
+	a.total, a.floor, a.budget = n, 0, DefaultAllocBudget(n)
+}
+
+// refusalError is an allocation refused by a StringArena: a container whose count the input
+// cannot hold together with what the open containers owe, or one over the budget. Its Offset is
+// shifted like a DecodeError's on the way up; FinishUnmarshal turns it into the input's first
+// error, as Unmarshal's refuse does.
+type refusalError struct{ DecodeError }
+
+// ReadArrayHeaderIn is ReadArrayHeaderNested for an array whose n elements of elemSize bytes
+// are about to be allocated (elemSize 0: nothing is). It returns the floor to restore with Leave
+// once the array's elements are read.
+func (a *StringArena) ReadArrayHeaderIn(b []byte, depth, elemSize int) (n, floor int, rest []byte, err error) {
+	n, rest, err = ReadArrayHeaderNested(b, depth)
+	if err != nil {
+		return 0, a.floor, b, err
+	}
+	floor, err = a.enter(b, rest, uint64(n), uint64(n)*uint64(elemSize))
+	if err != nil {
+		return 0, floor, b, err
+	}
+	return n, floor, rest, nil
+}
+
+// ReadMapHeaderIn is ReadMapHeaderNested for a map whose pairs take pairSize bytes each (0 for a
+// struct's map, which allocates nothing); at most maxMapPresize pairs are charged, the room a
+// generated map is made with.
+func (a *StringArena) ReadMapHeaderIn(b []byte, depth, pairSize int) (n, floor int, rest []byte, err error) {
+	n, rest, err = ReadMapHeaderNested(b, depth)
+	if err != nil {
+		return 0, a.floor, b, err
+	}
+	floor, err = a.enter(b, rest, 2*uint64(n), uint64(min(n, maxMapPresize))*uint64(pairSize))
+	if err != nil {
+		return 0, floor, b, err
+	}
+	return n, floor, rest, nil
+}
+
+// enter checks a container head read from b (rest follows it) owing need elements, and charges
+// size bytes to the budget.
+func (a *StringArena) enter(b, rest []byte, need, size uint64) (int, error) {
+	saved := a.floor
+	if a.total == 0 {
+		return saved, nil
+	}
+	hdr := len(b) - len(rest)
+	open := max(a.floor+hdr+int(need)-1, a.total-len(b)+hdr+int(need))
+	if open > a.total {
+		return saved, &refusalError{DecodeError{Kind: Truncated}}
+	}
+	if size > 0 {
+		if size > uint64(a.budget) {
+			return saved, &refusalError{DecodeError{Kind: LengthLimit}}
+		}
+		a.budget -= int64(size)
+	}
+	a.floor = open
+	return saved, nil
+}
+
+// Leave restores the floor ReadArrayHeaderIn or ReadMapHeaderIn returned, after the container's
+// elements.
+func (a *StringArena) Leave(floor int) { a.floor = floor }
+
+// Alloc charges size bytes (a pointer's target) to the budget; b is where the value starts.
+func (a *StringArena) Alloc(size int) error {
+	if a.total == 0 {
+		return nil
+	}
+	if int64(size) > a.budget {
+		return &refusalError{DecodeError{Kind: LengthLimit}}
+	}
+	a.budget -= int64(size)
+	return nil
+}
+
+// FinishUnmarshal is the error a generated UnmarshalMsg returns for err, an error of the decode
+// of b: an allocation the StringArena refused becomes the first error of b's value in the
+// spec's order (found by Skip, which allocates nothing), or the refusal itself when b's value is
+// well-formed (a LengthLimit over the budget).
+func FinishUnmarshal(b []byte, err error) error {
+	if r, ok := err.(*refusalError); ok {
+		if _, serr := Skip(b); serr != nil {
+			return serr
+		}
+		de := r.DecodeError
+		return &de
+	}
+	return err
 }
 
 // ReadString reads a str like ReadString, into a string that does not share memory with b. A

@@ -61,7 +61,12 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -71,8 +76,8 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -145,8 +150,8 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				b = b[1:]
 				z.Colors = nil
 			} else {
-				var n3 int
-				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n3, fl5 int
+				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -162,6 +167,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl5)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -170,6 +176,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -244,7 +251,12 @@ func (z *Tweet) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -254,8 +266,8 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -432,6 +444,7 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -504,7 +517,12 @@ func (z *User) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -514,8 +532,8 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -716,6 +734,7 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -726,24 +745,24 @@ func (z *Entities) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Hashtags))
-		for i5 := range z.Hashtags {
-			s += z.Hashtags[i5].Msgsize()
+		for i6 := range z.Hashtags {
+			s += z.Hashtags[i6].Msgsize()
 		}
 	}
 	if z.UserMentions == nil {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.UserMentions))
-		for i6 := range z.UserMentions {
-			s += z.UserMentions[i6].Msgsize()
+		for i7 := range z.UserMentions {
+			s += z.UserMentions[i7].Msgsize()
 		}
 	}
 	if z.Urls == nil {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Urls))
-		for i7 := range z.Urls {
-			s += z.Urls[i7].Msgsize()
+		for i8 := range z.Urls {
+			s += z.Urls[i8].Msgsize()
 		}
 	}
 	return s
@@ -767,8 +786,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Hashtags)))
-		for i8 := range z.Hashtags {
-			if o, err = z.Hashtags[i8].mpkAppend(o); err != nil {
+		for i9 := range z.Hashtags {
+			if o, err = z.Hashtags[i9].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -778,8 +797,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.UserMentions)))
-		for i9 := range z.UserMentions {
-			if o, err = z.UserMentions[i9].mpkAppend(o); err != nil {
+		for i10 := range z.UserMentions {
+			if o, err = z.UserMentions[i10].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -789,8 +808,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Urls)))
-		for i10 := range z.Urls {
-			if o, err = z.Urls[i10].mpkAppend(o); err != nil {
+		for i11 := range z.Urls {
+			if o, err = z.Urls[i11].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -801,7 +820,12 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -811,8 +835,8 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -853,66 +877,69 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				b = b[1:]
 				z.Hashtags = nil
 			} else {
-				var n11 int
-				n11, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n12, fl14 int
+				n12, fl14, b, err = sa.ReadArrayHeaderIn(b, depth+1, 40)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Hashtags != nil && cap(z.Hashtags) >= n11 {
-					z.Hashtags = z.Hashtags[:n11]
+				if z.Hashtags != nil && cap(z.Hashtags) >= n12 {
+					z.Hashtags = z.Hashtags[:n12]
 					clear(z.Hashtags)
 				} else {
-					z.Hashtags = make([]Hashtag, n11)
+					z.Hashtags = make([]Hashtag, n12)
 				}
-				for i12 := range z.Hashtags {
-					if b, err = z.Hashtags[i12].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i13 := range z.Hashtags {
+					if b, err = z.Hashtags[i13].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl14)
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.UserMentions = nil
 			} else {
-				var n13 int
-				n13, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n15, fl17 int
+				n15, fl17, b, err = sa.ReadArrayHeaderIn(b, depth+1, 64)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.UserMentions != nil && cap(z.UserMentions) >= n13 {
-					z.UserMentions = z.UserMentions[:n13]
+				if z.UserMentions != nil && cap(z.UserMentions) >= n15 {
+					z.UserMentions = z.UserMentions[:n15]
 					clear(z.UserMentions)
 				} else {
-					z.UserMentions = make([]Mention, n13)
+					z.UserMentions = make([]Mention, n15)
 				}
-				for i14 := range z.UserMentions {
-					if b, err = z.UserMentions[i14].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i16 := range z.UserMentions {
+					if b, err = z.UserMentions[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl17)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Urls = nil
 			} else {
-				var n15 int
-				n15, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n18, fl20 int
+				n18, fl20, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Urls != nil && cap(z.Urls) >= n15 {
-					z.Urls = z.Urls[:n15]
+				if z.Urls != nil && cap(z.Urls) >= n18 {
+					z.Urls = z.Urls[:n18]
 					clear(z.Urls)
 				} else {
-					z.Urls = make([]URL, n15)
+					z.Urls = make([]URL, n18)
 				}
-				for i16 := range z.Urls {
-					if b, err = z.Urls[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i19 := range z.Urls {
+					if b, err = z.Urls[i19].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl20)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -921,6 +948,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -932,8 +960,8 @@ func (z *Hashtag) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for _, v17 := range z.Indices {
-			s += mpk.IntSize(int64(v17))
+		for _, v21 := range z.Indices {
+			s += mpk.IntSize(int64(v21))
 		}
 	}
 	return s
@@ -955,8 +983,8 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v18 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v18))
+		for _, v22 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v22))
 		}
 	}
 	return o, err
@@ -965,7 +993,12 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -975,8 +1008,8 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1016,23 +1049,24 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n19 int
-				n19, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n23, fl25 int
+				n23, fl25, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n19 {
-					z.Indices = z.Indices[:n19]
+				if z.Indices != nil && cap(z.Indices) >= n23 {
+					z.Indices = z.Indices[:n23]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n19)
+					z.Indices = make([]int64, n23)
 				}
-				for i20 := range z.Indices {
-					z.Indices[i20], b, err = mpk.ReadInt(b)
+				for i24 := range z.Indices {
+					z.Indices[i24], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl25)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -1041,6 +1075,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1054,8 +1089,8 @@ func (z *Mention) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for _, v21 := range z.Indices {
-			s += mpk.IntSize(int64(v21))
+		for _, v26 := range z.Indices {
+			s += mpk.IntSize(int64(v26))
 		}
 	}
 	return s
@@ -1081,8 +1116,8 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v22 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v22))
+		for _, v27 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v27))
 		}
 	}
 	return o, err
@@ -1091,7 +1126,12 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1101,8 +1141,8 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1164,23 +1204,24 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n23 int
-				n23, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n28, fl30 int
+				n28, fl30, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n23 {
-					z.Indices = z.Indices[:n23]
+				if z.Indices != nil && cap(z.Indices) >= n28 {
+					z.Indices = z.Indices[:n28]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n23)
+					z.Indices = make([]int64, n28)
 				}
-				for i24 := range z.Indices {
-					z.Indices[i24], b, err = mpk.ReadInt(b)
+				for i29 := range z.Indices {
+					z.Indices[i29], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl30)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -1189,6 +1230,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1202,8 +1244,8 @@ func (z *URL) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
-		for _, v25 := range z.Indices {
-			s += mpk.IntSize(int64(v25))
+		for _, v31 := range z.Indices {
+			s += mpk.IntSize(int64(v31))
 		}
 	}
 	return s
@@ -1229,8 +1271,8 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v26 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v26))
+		for _, v32 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v32))
 		}
 	}
 	return o, err
@@ -1239,7 +1281,12 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1249,8 +1296,8 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1312,23 +1359,24 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n27 int
-				n27, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n33, fl35 int
+				n33, fl35, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n27 {
-					z.Indices = z.Indices[:n27]
+				if z.Indices != nil && cap(z.Indices) >= n33 {
+					z.Indices = z.Indices[:n33]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n27)
+					z.Indices = make([]int64, n33)
 				}
-				for i28 := range z.Indices {
-					z.Indices[i28], b, err = mpk.ReadInt(b)
+				for i34 := range z.Indices {
+					z.Indices[i34], b, err = mpk.ReadInt(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl35)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -1337,5 +1385,6 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,11 @@ func Generate(dir string, names []string, out string) ([]byte, error) {
 			}
 		}
 	}
-	g := &gen{pkg: pkg, generated: map[*types.Named]bool{}}
+	sizes := types.SizesFor("gc", runtime.GOARCH)
+	if sizes == nil {
+		sizes = types.SizesFor("gc", "amd64")
+	}
+	g := &gen{pkg: pkg, generated: map[*types.Named]bool{}, sizes: sizes}
 	var named []*types.Named
 	for _, n := range names {
 		obj, ok := pkg.Scope().Lookup(strings.TrimSpace(n)).(*types.TypeName)
@@ -112,6 +117,7 @@ type gen struct {
 	imports   map[string]bool
 	out       bytes.Buffer
 	tmp       int
+	sizes     types.Sizes // what the allocations of decoded slices, maps and pointers are charged
 }
 
 func (g *gen) printf(format string, args ...any) { fmt.Fprintf(&g.out, format, args...) }
@@ -327,7 +333,7 @@ func (g *gen) structMethods(nt *types.Named) {
 	// UnmarshalMsg
 	g.printf("\n// UnmarshalMsg decodes z from the start of b and returns the rest of b.\n")
 	g.printf("func (z *%s) UnmarshalMsg(b []byte) ([]byte, error) {\n", tn)
-	g.printf("var sa mpk.StringArena\nreturn z.mpkUnmarshal(b, &sa, 0)\n}\n")
+	g.printf("var sa mpk.StringArena\nsa.Begin(len(b))\nrest, err := z.mpkUnmarshal(b, &sa, 0)\nif err != nil {\nreturn rest, mpk.FinishUnmarshal(b, err)\n}\nreturn rest, nil\n}\n")
 	g.printf("\n// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the\n")
 	g.printf("// strings of nested structs share its chunks, and with the number of containers enclosing\n")
 	g.printf("// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.\n")
@@ -335,7 +341,7 @@ func (g *gen) structMethods(nt *types.Named) {
 	g.printf("in := b\nvar err error\n")
 	g.printf("_ = err\n")
 	if asArray {
-		g.printf("var n int\nn, b, err = mpk.ReadArrayHeaderNested(b, depth)\n%s", g.check())
+		g.printf("var n, fl int\nn, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)\n%s", g.check())
 		for i, f := range fields {
 			g.printf("if n > %d {\n", i)
 			g.decode(f.expr, f.typ, 1)
@@ -345,7 +351,7 @@ func (g *gen) structMethods(nt *types.Named) {
 	} else {
 		// Fields usually arrive in declaration order: the i-th key is first compared, head and
 		// all, with the i-th field's encoded key; only a miss reads the key and switches on it.
-		g.printf("var n int\nn, b, err = mpk.ReadMapHeaderNested(b, depth)\n%s", g.check())
+		g.printf("var n, fl int\nn, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)\n%s", g.check())
 		// A switch on i (a jump table) picks the one key to compare, whatever the field count.
 		g.printf("for i := 0; i < n; i++ {\nfield := -1\nswitch i {\n")
 		for i, f := range fields {
@@ -365,7 +371,7 @@ func (g *gen) structMethods(nt *types.Named) {
 		}
 		g.printf("default:\nb, err = mpk.SkipNested(b, depth+1)\n%s}\n}\n", g.check())
 	}
-	g.printf("return b, nil\n}\n")
+	g.printf("sa.Leave(fl)\nreturn b, nil\n}\n")
 }
 
 // maxCheapSize is the most fields a struct's Msgsize may add up for MarshalMsg(nil) to size the
@@ -705,29 +711,31 @@ func (g *gen) decode(x string, t types.Type, level int) {
 			g.printf("%s = append(make(%s, 0, len(%s)), %s...)\n}\n", x, tn, v, v)
 			return
 		}
-		n, i := g.name("n"), g.name("i")
-		g.printf("var %s int\n%s, b, err = mpk.ReadArrayHeaderNested(b, %s)\n%s", n, n, depth, chk)
+		n, i, fl := g.name("n"), g.name("i"), g.name("fl")
+		g.printf("var %s, %s int\n%s, %s, b, err = sa.ReadArrayHeaderIn(b, %s, %d)\n%s", n, fl, n, fl, depth, g.sizes.Sizeof(u.Elem()), chk)
 		g.printf("if %s != nil && cap(%s) >= %s {\n%s = %s[:%s]\nclear(%s)\n} else {\n%s = make(%s, %s)\n}\n", x, x, n, x, x, n, x, x, tn, n)
 		g.printf("for %s := range %s {\n", i, x)
 		g.decode(x+"["+i+"]", u.Elem(), level+1)
-		g.printf("}\n}\n")
+		g.printf("}\nsa.Leave(%s)\n}\n", fl)
 		return
 	case *types.Map:
 		if kb, ok := u.Key().Underlying().(*types.Basic); ok && kb.Kind() == types.String {
-			n, k, v := g.name("n"), g.name("k"), g.name("v")
+			n, k, v, fl := g.name("n"), g.name("k"), g.name("v"), g.name("fl")
 			g.printf("if mpk.NextType(b) == mpk.NilType {\nb = b[1:]\n%s = nil\n} else {\n", x)
-			g.printf("var %s int\n%s, b, err = mpk.ReadMapHeaderNested(b, %s)\n%s", n, n, depth, chk)
-			g.printf("if %s == nil {\n%s = make(%s, %s)\n}\n", x, x, tn, n)
+			pair := g.sizes.Sizeof(u.Key()) + g.sizes.Sizeof(u.Elem()) + 8
+			g.printf("var %s, %s int\n%s, %s, b, err = sa.ReadMapHeaderIn(b, %s, %d)\n%s", n, fl, n, fl, depth, pair, chk)
+			// Room for at most 4096 pairs: a larger map grows as its distinct keys arrive.
+			g.printf("if %s == nil {\n%s = make(%s, min(%s, 4096))\n}\n", x, x, tn, n)
 			g.printf("for ; %s > 0; %s-- {\nvar %s string\n", n, n, k)
 			g.printf("%s, b, err = sa.ReadString(b)\n%s", k, chk)
 			g.printf("var %s %s\n", v, g.typeName(u.Elem()))
 			g.decode(v, u.Elem(), level+1)
-			g.printf("%s[%s(%s)] = %s\n}\n}\n", x, g.typeName(u.Key()), k, v)
+			g.printf("%s[%s(%s)] = %s\n}\nsa.Leave(%s)\n}\n", x, g.typeName(u.Key()), k, v, fl)
 			return
 		}
 	case *types.Pointer:
 		g.printf("if mpk.NextType(b) == mpk.NilType {\nb = b[1:]\n%s = nil\n} else {\n", x)
-		g.printf("if %s == nil {\n%s = new(%s)\n}\n", x, x, g.typeName(u.Elem()))
+		g.printf("if %s == nil {\nif err = sa.Alloc(%d); err != nil {\nreturn in, mpk.ShiftOffset(err, len(in)-len(b))\n}\n%s = new(%s)\n}\n", x, g.sizes.Sizeof(u.Elem()), x, g.typeName(u.Elem()))
 		g.decode("(*"+x+")", u.Elem(), level)
 		g.printf("}\n")
 		return

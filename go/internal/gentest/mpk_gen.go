@@ -61,7 +61,12 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -71,8 +76,8 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -145,8 +150,8 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				b = b[1:]
 				z.Colors = nil
 			} else {
-				var n3 int
-				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n3, fl5 int
+				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
@@ -162,6 +167,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl5)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -170,6 +176,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -202,16 +209,16 @@ func (z *Mixed) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Tags))
-		for _, v5 := range z.Tags {
-			s += mpk.StringSize(len(v5))
+		for _, v6 := range z.Tags {
+			s += mpk.StringSize(len(v6))
 		}
 	}
 	if z.Items == nil {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Items))
-		for i6 := range z.Items {
-			s += z.Items[i6].Msgsize()
+		for i7 := range z.Items {
+			s += z.Items[i7].Msgsize()
 		}
 	}
 	if z.Ptr != nil {
@@ -223,20 +230,20 @@ func (z *Mixed) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Counts))
-		for k7, v8 := range z.Counts {
-			_, _ = k7, v8
-			s += mpk.StringSize(len(k7))
-			s += mpk.IntSize(int64(v8))
+		for k8, v9 := range z.Counts {
+			_, _ = k8, v9
+			s += mpk.StringSize(len(k8))
+			s += mpk.IntSize(int64(v9))
 		}
 	}
 	if z.Named == nil {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Named))
-		for k9, v10 := range z.Named {
-			_, _ = k9, v10
-			s += mpk.StringSize(len(k9))
-			s += v10.Msgsize()
+		for k10, v11 := range z.Named {
+			_, _ = k10, v11
+			s += mpk.StringSize(len(k10))
+			s += v11.Msgsize()
 		}
 	}
 	s += 16
@@ -245,13 +252,13 @@ func (z *Mixed) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Nested))
-		for i11 := range z.Nested {
-			if z.Nested[i11] == nil {
+		for i12 := range z.Nested {
+			if z.Nested[i12] == nil {
 				s++
 			} else {
-				s += mpk.HeaderSize(len(z.Nested[i11]))
-				for _, v12 := range z.Nested[i11] {
-					s += mpk.IntSize(int64(v12))
+				s += mpk.HeaderSize(len(z.Nested[i12]))
+				for _, v13 := range z.Nested[i12] {
+					s += mpk.IntSize(int64(v13))
 				}
 			}
 		}
@@ -327,8 +334,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Tags)))
-		for _, v13 := range z.Tags {
-			o = mpk.AppendString(o, string(v13))
+		for _, v14 := range z.Tags {
+			o = mpk.AppendString(o, string(v14))
 		}
 	}
 	o = append(o, "\xa5Items"...)
@@ -336,8 +343,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Items)))
-		for i14 := range z.Items {
-			if o, err = z.Items[i14].mpkAppend(o); err != nil {
+		for i15 := range z.Items {
+			if o, err = z.Items[i15].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -355,14 +362,14 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Counts)))
-		keys15 := make([]string, 0, len(z.Counts))
-		for k16 := range z.Counts {
-			keys15 = append(keys15, k16)
+		keys16 := make([]string, 0, len(z.Counts))
+		for k17 := range z.Counts {
+			keys16 = append(keys16, k17)
 		}
-		slices.Sort(keys15)
-		for _, k16 := range keys15 {
-			o = mpk.AppendString(o, string(k16))
-			o = mpk.AppendInt(o, int64(z.Counts[k16]))
+		slices.Sort(keys16)
+		for _, k17 := range keys16 {
+			o = mpk.AppendString(o, string(k17))
+			o = mpk.AppendInt(o, int64(z.Counts[k17]))
 		}
 	}
 	o = append(o, "\xa5Named"...)
@@ -370,15 +377,15 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Named)))
-		keys17 := make([]Color, 0, len(z.Named))
-		for k18 := range z.Named {
-			keys17 = append(keys17, k18)
+		keys18 := make([]Color, 0, len(z.Named))
+		for k19 := range z.Named {
+			keys18 = append(keys18, k19)
 		}
-		slices.Sort(keys17)
-		for _, k18 := range keys17 {
-			o = mpk.AppendString(o, string(k18))
-			v19 := z.Named[k18]
-			if o, err = v19.mpkAppend(o); err != nil {
+		slices.Sort(keys18)
+		for _, k19 := range keys18 {
+			o = mpk.AppendString(o, string(k19))
+			v20 := z.Named[k19]
+			if o, err = v20.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -396,13 +403,13 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Nested)))
-		for i20 := range z.Nested {
-			if z.Nested[i20] == nil {
+		for i21 := range z.Nested {
+			if z.Nested[i21] == nil {
 				o = mpk.AppendNil(o)
 			} else {
-				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i20])))
-				for _, v21 := range z.Nested[i20] {
-					o = mpk.AppendInt(o, int64(v21))
+				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i21])))
+				for _, v22 := range z.Nested[i21] {
+					o = mpk.AppendInt(o, int64(v22))
 				}
 			}
 		}
@@ -413,7 +420,12 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -423,8 +435,8 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -630,12 +642,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		case 6:
 			{
-				var v22 int64
-				v22, b, err = mpk.ReadInt(b)
+				var v23 int64
+				v23, b, err = mpk.ReadInt(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.I = int(v22)
+				z.I = int(v23)
 			}
 		case 7:
 			z.U8, b, err = mpk.ReadUint8(b)
@@ -659,12 +671,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		case 11:
 			{
-				var v23 uint64
-				v23, b, err = mpk.ReadUint(b)
+				var v24 uint64
+				v24, b, err = mpk.ReadUint(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.U = uint(v23)
+				z.U = uint(v24)
 			}
 		case 12:
 			z.F32, b, err = mpk.ReadFloat32(b)
@@ -683,24 +695,24 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		case 15:
 			{
-				var v24 string
-				v24, b, err = sa.ReadString(b)
+				var v25 string
+				v25, b, err = sa.ReadString(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.C = Color(v24)
+				z.C = Color(v25)
 			}
 		case 16:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Raw = nil
 			} else {
-				var v25 []byte
-				v25, b, err = mpk.ReadBytes(b)
+				var v26 []byte
+				v26, b, err = mpk.ReadBytes(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Raw = append(make([]byte, 0, len(v25)), v25...)
+				z.Raw = append(make([]byte, 0, len(v26)), v26...)
 			}
 		case 17:
 			b, err = mpk.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
@@ -712,45 +724,47 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				b = b[1:]
 				z.Tags = nil
 			} else {
-				var n26 int
-				n26, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n27, fl29 int
+				n27, fl29, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Tags != nil && cap(z.Tags) >= n26 {
-					z.Tags = z.Tags[:n26]
+				if z.Tags != nil && cap(z.Tags) >= n27 {
+					z.Tags = z.Tags[:n27]
 					clear(z.Tags)
 				} else {
-					z.Tags = make([]string, n26)
+					z.Tags = make([]string, n27)
 				}
-				for i27 := range z.Tags {
-					z.Tags[i27], b, err = sa.ReadString(b)
+				for i28 := range z.Tags {
+					z.Tags[i28], b, err = sa.ReadString(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl29)
 			}
 		case 19:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Items = nil
 			} else {
-				var n28 int
-				n28, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n30, fl32 int
+				n30, fl32, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Items != nil && cap(z.Items) >= n28 {
-					z.Items = z.Items[:n28]
+				if z.Items != nil && cap(z.Items) >= n30 {
+					z.Items = z.Items[:n30]
 					clear(z.Items)
 				} else {
-					z.Items = make([]Item, n28)
+					z.Items = make([]Item, n30)
 				}
-				for i29 := range z.Items {
-					if b, err = z.Items[i29].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i31 := range z.Items {
+					if b, err = z.Items[i31].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl32)
 			}
 		case 20:
 			if mpk.NextType(b) == mpk.NilType {
@@ -758,6 +772,9 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				z.Ptr = nil
 			} else {
 				if z.Ptr == nil {
+					if err = sa.Alloc(24); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Ptr = new(Item)
 				}
 				if b, err = (*z.Ptr).mpkUnmarshal(b, sa, depth+1); err != nil {
@@ -769,40 +786,13 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				b = b[1:]
 				z.Counts = nil
 			} else {
-				var n30 int
-				n30, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				var n33, fl36 int
+				n33, fl36, b, err = sa.ReadMapHeaderIn(b, depth+1, 32)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Counts == nil {
-					z.Counts = make(map[string]int64, n30)
-				}
-				for ; n30 > 0; n30-- {
-					var k31 string
-					k31, b, err = sa.ReadString(b)
-					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
-					}
-					var v32 int64
-					v32, b, err = mpk.ReadInt(b)
-					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
-					}
-					z.Counts[string(k31)] = v32
-				}
-			}
-		case 22:
-			if mpk.NextType(b) == mpk.NilType {
-				b = b[1:]
-				z.Named = nil
-			} else {
-				var n33 int
-				n33, b, err = mpk.ReadMapHeaderNested(b, depth+1)
-				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
-				}
-				if z.Named == nil {
-					z.Named = make(map[Color]Point, n33)
+					z.Counts = make(map[string]int64, min(n33, 4096))
 				}
 				for ; n33 > 0; n33-- {
 					var k34 string
@@ -810,12 +800,41 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					var v35 Point
-					if b, err = v35.mpkUnmarshal(b, sa, depth+2); err != nil {
+					var v35 int64
+					v35, b, err = mpk.ReadInt(b)
+					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					z.Named[Color(k34)] = v35
+					z.Counts[string(k34)] = v35
 				}
+				sa.Leave(fl36)
+			}
+		case 22:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Named = nil
+			} else {
+				var n37, fl40 int
+				n37, fl40, b, err = sa.ReadMapHeaderIn(b, depth+1, 40)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Named == nil {
+					z.Named = make(map[Color]Point, min(n37, 4096))
+				}
+				for ; n37 > 0; n37-- {
+					var k38 string
+					k38, b, err = sa.ReadString(b)
+					if err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					var v39 Point
+					if b, err = v39.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					z.Named[Color(k38)] = v39
+				}
+				sa.Leave(fl40)
 			}
 		case 23:
 			b, err = mpk.UnmarshalPrefixNested(b, &z.Any, depth+1)
@@ -824,53 +843,55 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		case 24:
 			{
-				var v36 int64
-				v36, b, err = mpk.ReadInt(b)
+				var v41 int64
+				v41, b, err = mpk.ReadInt(b)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Omit = int(v36)
+				z.Omit = int(v41)
 			}
 		case 25:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Nested = nil
 			} else {
-				var n37 int
-				n37, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n42, fl44 int
+				n42, fl44, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Nested != nil && cap(z.Nested) >= n37 {
-					z.Nested = z.Nested[:n37]
+				if z.Nested != nil && cap(z.Nested) >= n42 {
+					z.Nested = z.Nested[:n42]
 					clear(z.Nested)
 				} else {
-					z.Nested = make([][]int16, n37)
+					z.Nested = make([][]int16, n42)
 				}
-				for i38 := range z.Nested {
+				for i43 := range z.Nested {
 					if mpk.NextType(b) == mpk.NilType {
 						b = b[1:]
-						z.Nested[i38] = nil
+						z.Nested[i43] = nil
 					} else {
-						var n39 int
-						n39, b, err = mpk.ReadArrayHeaderNested(b, depth+2)
+						var n45, fl47 int
+						n45, fl47, b, err = sa.ReadArrayHeaderIn(b, depth+2, 2)
 						if err != nil {
 							return in, mpk.ShiftOffset(err, len(in)-len(b))
 						}
-						if z.Nested[i38] != nil && cap(z.Nested[i38]) >= n39 {
-							z.Nested[i38] = z.Nested[i38][:n39]
-							clear(z.Nested[i38])
+						if z.Nested[i43] != nil && cap(z.Nested[i43]) >= n45 {
+							z.Nested[i43] = z.Nested[i43][:n45]
+							clear(z.Nested[i43])
 						} else {
-							z.Nested[i38] = make([]int16, n39)
+							z.Nested[i43] = make([]int16, n45)
 						}
-						for i40 := range z.Nested[i38] {
-							z.Nested[i38][i40], b, err = mpk.ReadInt16(b)
+						for i46 := range z.Nested[i43] {
+							z.Nested[i43][i46], b, err = mpk.ReadInt16(b)
 							if err != nil {
 								return in, mpk.ShiftOffset(err, len(in)-len(b))
 							}
 						}
+						sa.Leave(fl47)
 					}
 				}
+				sa.Leave(fl44)
 			}
 		default:
 			b, err = mpk.SkipNested(b, depth+1)
@@ -879,6 +900,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -916,7 +938,12 @@ func (z *Item) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -926,8 +953,8 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -974,6 +1001,7 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1003,7 +1031,12 @@ func (z *Point) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1013,8 +1046,8 @@ func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadArrayHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1036,6 +1069,7 @@ func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			return in, mpk.ShiftOffset(err, len(in)-len(b))
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1073,7 +1107,12 @@ func (z *Base) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1083,8 +1122,8 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1131,6 +1170,7 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1142,8 +1182,8 @@ func (z *Tree) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Kids))
-		for i41 := range z.Kids {
-			s += z.Kids[i41].Msgsize()
+		for i48 := range z.Kids {
+			s += z.Kids[i48].Msgsize()
 		}
 	}
 	if z.Next != nil {
@@ -1155,10 +1195,10 @@ func (z *Tree) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.ByName))
-		for k42, v43 := range z.ByName {
-			_, _ = k42, v43
-			s += mpk.StringSize(len(k42))
-			s += v43.Msgsize()
+		for k49, v50 := range z.ByName {
+			_, _ = k49, v50
+			s += mpk.StringSize(len(k49))
+			s += v50.Msgsize()
 		}
 	}
 	s += z.Leaf.Msgsize()
@@ -1185,8 +1225,8 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Kids)))
-		for i44 := range z.Kids {
-			if o, err = z.Kids[i44].mpkAppend(o); err != nil {
+		for i51 := range z.Kids {
+			if o, err = z.Kids[i51].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1204,15 +1244,15 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.ByName)))
-		keys45 := make([]string, 0, len(z.ByName))
-		for k46 := range z.ByName {
-			keys45 = append(keys45, k46)
+		keys52 := make([]string, 0, len(z.ByName))
+		for k53 := range z.ByName {
+			keys52 = append(keys52, k53)
 		}
-		slices.Sort(keys45)
-		for _, k46 := range keys45 {
-			o = mpk.AppendString(o, string(k46))
-			v47 := z.ByName[k46]
-			if o, err = v47.mpkAppend(o); err != nil {
+		slices.Sort(keys52)
+		for _, k53 := range keys52 {
+			o = mpk.AppendString(o, string(k53))
+			v54 := z.ByName[k53]
+			if o, err = v54.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1227,7 +1267,12 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1237,8 +1282,8 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1296,22 +1341,23 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				b = b[1:]
 				z.Kids = nil
 			} else {
-				var n48 int
-				n48, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n55, fl57 int
+				n55, fl57, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Kids != nil && cap(z.Kids) >= n48 {
-					z.Kids = z.Kids[:n48]
+				if z.Kids != nil && cap(z.Kids) >= n55 {
+					z.Kids = z.Kids[:n55]
 					clear(z.Kids)
 				} else {
-					z.Kids = make([]Tree, n48)
+					z.Kids = make([]Tree, n55)
 				}
-				for i49 := range z.Kids {
-					if b, err = z.Kids[i49].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i56 := range z.Kids {
+					if b, err = z.Kids[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl57)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1319,6 +1365,9 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				z.Next = nil
 			} else {
 				if z.Next == nil {
+					if err = sa.Alloc(72); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Next = new(Tree)
 				}
 				if b, err = (*z.Next).mpkUnmarshal(b, sa, depth+1); err != nil {
@@ -1330,26 +1379,27 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				b = b[1:]
 				z.ByName = nil
 			} else {
-				var n50 int
-				n50, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				var n58, fl61 int
+				n58, fl61, b, err = sa.ReadMapHeaderIn(b, depth+1, 96)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.ByName == nil {
-					z.ByName = make(map[string]Tree, n50)
+					z.ByName = make(map[string]Tree, min(n58, 4096))
 				}
-				for ; n50 > 0; n50-- {
-					var k51 string
-					k51, b, err = sa.ReadString(b)
+				for ; n58 > 0; n58-- {
+					var k59 string
+					k59, b, err = sa.ReadString(b)
 					if err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					var v52 Tree
-					if b, err = v52.mpkUnmarshal(b, sa, depth+2); err != nil {
+					var v60 Tree
+					if b, err = v60.mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
-					z.ByName[string(k51)] = v52
+					z.ByName[string(k59)] = v60
 				}
+				sa.Leave(fl61)
 			}
 		case 4:
 			if b, err = z.Leaf.mpkUnmarshal(b, sa, depth+1); err != nil {
@@ -1362,6 +1412,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1373,8 +1424,8 @@ func (z *Order) Msgsize() (s int) {
 		s++
 	} else {
 		s += mpk.HeaderSize(len(z.Lines))
-		for i53 := range z.Lines {
-			s += z.Lines[i53].Msgsize()
+		for i62 := range z.Lines {
+			s += z.Lines[i62].Msgsize()
 		}
 	}
 	if z.Ship != nil {
@@ -1406,8 +1457,8 @@ func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Lines)))
-		for i54 := range z.Lines {
-			if o, err = z.Lines[i54].mpkAppend(o); err != nil {
+		for i63 := range z.Lines {
+			if o, err = z.Lines[i63].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1428,7 +1479,12 @@ func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1438,8 +1494,8 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
 		return in, mpk.ShiftOffset(err, len(in)-len(b))
 	}
@@ -1491,22 +1547,23 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				b = b[1:]
 				z.Lines = nil
 			} else {
-				var n55 int
-				n55, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n64, fl66 int
+				n64, fl66, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
 					return in, mpk.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Lines != nil && cap(z.Lines) >= n55 {
-					z.Lines = z.Lines[:n55]
+				if z.Lines != nil && cap(z.Lines) >= n64 {
+					z.Lines = z.Lines[:n64]
 					clear(z.Lines)
 				} else {
-					z.Lines = make([]Item, n55)
+					z.Lines = make([]Item, n64)
 				}
-				for i56 := range z.Lines {
-					if b, err = z.Lines[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i65 := range z.Lines {
+					if b, err = z.Lines[i65].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, mpk.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl66)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1514,6 +1571,9 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				z.Ship = nil
 			} else {
 				if z.Ship == nil {
+					if err = sa.Alloc(16); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Ship = new(Point)
 				}
 				if b, err = (*z.Ship).mpkUnmarshal(b, sa, depth+1); err != nil {
@@ -1532,5 +1592,332 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			}
 		}
 	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Pages) Msgsize() (s int) {
+	s = 7
+	if z.P == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.P))
+		for i67 := range z.P {
+			s += z.P[i67].Msgsize()
+		}
+	}
+	if z.Q == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.Q))
+		for i68 := range z.Q {
+			if z.Q[i68] != nil {
+				s += (*z.Q[i68]).Msgsize()
+			} else {
+				s++
+			}
+		}
+	}
+	if z.M == nil {
+		s++
+	} else {
+		s += mpk.HeaderSize(len(z.M))
+		for k69, v70 := range z.M {
+			_, _ = k69, v70
+			s += mpk.StringSize(len(k69))
+			s += v70.Msgsize()
+		}
+	}
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Pages) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	}
+	s := mpk.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x83\xa1p"...)
+	if z.P == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.P)))
+		for i71 := range z.P {
+			if o, err = z.P[i71].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa1q"...)
+	if z.Q == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Q)))
+		for i72 := range z.Q {
+			if z.Q[i72] == nil {
+				o = mpk.AppendNil(o)
+			} else {
+				if o, err = z.Q[i72].mpkAppend(o); err != nil {
+					return b, err
+				}
+			}
+		}
+	}
+	o = append(o, "\xa1m"...)
+	if z.M == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendMapHeader(o, uint32(len(z.M)))
+		keys73 := make([]string, 0, len(z.M))
+		for k74 := range z.M {
+			keys73 = append(keys73, k74)
+		}
+		slices.Sort(keys73)
+		for _, k74 := range keys73 {
+			o = mpk.AppendString(o, string(k74))
+			v75 := z.M[k74]
+			if o, err = v75.mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Pages) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, mpk.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 2 && string(b[:2]) == "\xa1p" {
+				b, field = b[2:], 0
+			}
+		case 1:
+			if len(b) >= 2 && string(b[:2]) == "\xa1q" {
+				b, field = b[2:], 1
+			}
+		case 2:
+			if len(b) >= 2 && string(b[:2]) == "\xa1m" {
+				b, field = b[2:], 2
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "p":
+				field = 0
+			case "q":
+				field = 1
+			case "m":
+				field = 2
+			}
+		}
+		switch field {
+		case 0:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.P = nil
+			} else {
+				var n76, fl78 int
+				n76, fl78, b, err = sa.ReadArrayHeaderIn(b, depth+1, 4096)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.P != nil && cap(z.P) >= n76 {
+					z.P = z.P[:n76]
+					clear(z.P)
+				} else {
+					z.P = make([]Page4k, n76)
+				}
+				for i77 := range z.P {
+					if b, err = z.P[i77].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+				sa.Leave(fl78)
+			}
+		case 1:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Q = nil
+			} else {
+				var n79, fl81 int
+				n79, fl81, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Q != nil && cap(z.Q) >= n79 {
+					z.Q = z.Q[:n79]
+					clear(z.Q)
+				} else {
+					z.Q = make([]*Page4k, n79)
+				}
+				for i80 := range z.Q {
+					if mpk.NextType(b) == mpk.NilType {
+						b = b[1:]
+						z.Q[i80] = nil
+					} else {
+						if z.Q[i80] == nil {
+							if err = sa.Alloc(4096); err != nil {
+								return in, mpk.ShiftOffset(err, len(in)-len(b))
+							}
+							z.Q[i80] = new(Page4k)
+						}
+						if b, err = (*z.Q[i80]).mpkUnmarshal(b, sa, depth+2); err != nil {
+							return in, mpk.ShiftOffset(err, len(in)-len(b))
+						}
+					}
+				}
+				sa.Leave(fl81)
+			}
+		case 2:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.M = nil
+			} else {
+				var n82, fl85 int
+				n82, fl85, b, err = sa.ReadMapHeaderIn(b, depth+1, 4120)
+				if err != nil {
+					return in, mpk.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.M == nil {
+					z.M = make(map[string]Page4k, min(n82, 4096))
+				}
+				for ; n82 > 0; n82-- {
+					var k83 string
+					k83, b, err = sa.ReadString(b)
+					if err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					var v84 Page4k
+					if b, err = v84.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					}
+					z.M[string(k83)] = v84
+				}
+				sa.Leave(fl85)
+			}
+		default:
+			b, err = mpk.SkipNested(b, depth+1)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Page4k) Msgsize() (s int) {
+	s = 3
+	s += mpk.BytesSize(len(z.B))
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Page4k) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Page4k) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x81\xa1b"...)
+	o = mpk.AppendBytes(o, z.B[:])
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Page4k) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Page4k) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, mpk.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 2 && string(b[:2]) == "\xa1b" {
+				b, field = b[2:], 0
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "b":
+				field = 0
+			}
+		}
+		switch field {
+		case 0:
+			b, err = mpk.UnmarshalPrefixNested(b, &z.B, depth+1)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = mpk.SkipNested(b, depth+1)
+			if err != nil {
+				return in, mpk.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
 	return b, nil
 }
