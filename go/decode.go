@@ -301,6 +301,9 @@ func typeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 var unmarshalerType = reflect.TypeFor[Unmarshaler]()
 
 func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	if c := codecFor(t); c != nil && c.decode != nil {
+		return customDecoder(c)
+	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshalerDecoder
 	}
@@ -316,6 +319,9 @@ func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		return extValueDecoder
 	case rawType:
 		return rawDecoder
+	}
+	if dec := stdDecoder(t); dec != nil {
+		return dec
 	}
 	switch t.Kind() {
 	case reflect.Bool:

@@ -17,6 +17,15 @@ type structDecoder struct {
 
 func newStructDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 	sd := &structDecoder{fields: typeFields(t, flags&flagJSONTags != 0), flags: flags}
+	if opaqueStruct(t, sd.fields) {
+		return func(d *decodeState, v reflect.Value) error {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			d.save(&UnsupportedTypeError{Type: t, Reason: opaqueReason})
+			return nil
+		}
+	}
 	return sd.decode
 }
 

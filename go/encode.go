@@ -181,6 +181,9 @@ type Marshaler interface {
 }
 
 func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
+	if c := codecFor(t); c != nil && c.encode != nil {
+		return customEncoder(c)
+	}
 	// A method on the pointer is used when the value is addressable, as in encoding/json.
 	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
 		return condAddrEncoder(addrMarshalerEncoder, newTypeEncoder(t, flags, false))
@@ -219,6 +222,9 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 			e.buf = append(e.buf, v.Bytes()...)
 		}
 	}
+	if enc := stdEncoder(t); enc != nil {
+		return enc
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return func(e *encodeState, v reflect.Value) { e.buf = AppendBool(e.buf, v.Bool()) }
@@ -241,7 +247,7 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 	case reflect.Map:
 		return newMapEncoder(t, flags)
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
 			return func(e *encodeState, v reflect.Value) {
 				if v.IsNil() {
 					e.buf = append(e.buf, mNil)
@@ -252,7 +258,7 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 		}
 		return newSliceEncoder(t, flags)
 	case reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
 			return func(e *encodeState, v reflect.Value) {
 				e.buf = AppendBytesHeader(e.buf, v.Len())
 				for i := 0; i < v.Len(); i++ {
@@ -496,10 +502,15 @@ func newArrayEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 	}
 }
 
-// implementsAny reports whether t has its own encoding (a Marshaler or a registered ext), so a
+// implementsAny reports whether t has its own encoding or decoding (a registered codec, a
+// Marshaler or Unmarshaler, a registered ext, a binary or text marshaler or unmarshaler), so a
 // shortcut by kind would be wrong.
 func implementsAny(t reflect.Type) bool {
-	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || extByGoType(t) != nil
+	pt := reflect.PointerTo(t)
+	return t.Implements(marshalerType) || pt.Implements(marshalerType) || pt.Implements(unmarshalerType) ||
+		extByGoType(t) != nil || codecFor(t) != nil ||
+		pt.Implements(binaryMarshalerType) || pt.Implements(textMarshalerType) ||
+		pt.Implements(binaryUnmarshalerType) || pt.Implements(textUnmarshalerType)
 }
 
 func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
@@ -556,6 +567,12 @@ type structEncoder struct {
 
 func newStructEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 	se := &structEncoder{fields: typeFields(t, flags&flagJSONTags != 0), t: t, flags: flags}
+	if opaqueStruct(t, se.fields) {
+		return func(e *encodeState, v reflect.Value) {
+			e.setError(&UnsupportedTypeError{Type: t, Reason: opaqueReason})
+			e.buf = append(e.buf, mNil)
+		}
+	}
 	n := uint32(len(se.fields.list))
 	for _, f := range se.fields.list {
 		if !se.fields.asArray && (f.omitEmpty || f.omitZero) || f.viaPtr {
