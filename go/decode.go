@@ -48,6 +48,15 @@ type DecodeOptions struct {
 	MapAnyAny   bool    // decode every map into an `any` as map[any]any
 	CopyStrings bool    // give every decoded string and []byte its own allocation
 
+	// DisallowUnknownFields makes a map key that names no field of the struct being decoded
+	// (or an array element past an asarray struct's fields) an *UnknownFieldError, reported
+	// like a type mismatch once the rest is decoded. By default such pairs are skipped.
+	DisallowUnknownFields bool
+
+	// TagName is the struct tag key to read instead of "msgpack" (with JSONTags, "json" is
+	// still the fallback).
+	TagName string
+
 	// MaxAlloc bounds the bytes one decode allocates: 0 means the default budget,
 	// DefaultAllocBudget(len(data)), which is proportional to the input; a negative value means
 	// no bound. Declared counts are already checked against the bytes present, across all open
@@ -65,15 +74,22 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	if lim == nil {
 		lim = &defaultLimits
 	}
-	var flags codecFlags
-	if o.JSONTags {
-		flags = flagJSONTags
-	}
-	d := getDecodeState(data, lim, o.StrictUTF8, flags)
+	d := getDecodeState(data, lim, o.StrictUTF8, o.flags())
 	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, allocBudget(o.MaxAlloc, len(data))
 	err := d.unmarshal(v)
 	putDecodeState(d)
 	return err
+}
+
+func (o DecodeOptions) flags() codecFlags {
+	f := tagFlags(o.TagName)
+	if o.JSONTags {
+		f |= flagJSONTags
+	}
+	if o.DisallowUnknownFields {
+		f |= flagNoUnknown
+	}
+	return f
 }
 
 // decodeState is the state of one decode: the reader, the first type error, and the string arena.

@@ -1,6 +1,7 @@
 package mpk
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"reflect"
@@ -40,6 +41,16 @@ func Marshal(v any) ([]byte, error) {
 // EncodeOptions changes how values are encoded. The zero value is the default of Marshal.
 type EncodeOptions struct {
 	JSONTags bool // use a field's `json` tag when it has no `msgpack` tag
+
+	// SortMapKeys writes the pairs of every map in a fixed order, whatever its key type: maps
+	// whose keys are not strings, ints or uints (which are always sorted) are sorted by the
+	// bytes of their encoded keys. Without it such maps (map[any]any, float or struct keys)
+	// come out in Go's random map order.
+	SortMapKeys bool
+
+	// TagName is the struct tag key to read instead of "msgpack" (with JSONTags, "json" is
+	// still the fallback).
+	TagName string
 }
 
 // Marshal is Marshal with these options.
@@ -48,16 +59,25 @@ func (o EncodeOptions) Marshal(v any) ([]byte, error) {
 }
 
 func (o EncodeOptions) flags() codecFlags {
+	f := tagFlags(o.TagName)
 	if o.JSONTags {
-		return flagJSONTags
+		f |= flagJSONTags
 	}
-	return 0
+	if o.SortMapKeys {
+		f |= flagSortKeys
+	}
+	return f
 }
 
 // codecFlags select a variant of a type's codec; each variant is cached apart.
-type codecFlags uint8
+type codecFlags uint32
 
-const flagJSONTags codecFlags = 1
+const (
+	flagJSONTags  codecFlags = 1 << iota // fall back to json tags
+	flagSortKeys                         // EncodeOptions.SortMapKeys
+	flagNoUnknown                        // DecodeOptions.DisallowUnknownFields
+	tagShift      = 8                    // bits from 8 up: the tag name's number (tagFlags)
+)
 
 type codecKey struct {
 	t     reflect.Type
@@ -538,6 +558,9 @@ func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 		case kk >= reflect.Uint && kk <= reflect.Uintptr:
 			keys = v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Uint(), b.Uint()) })
+		case flags&flagSortKeys != 0:
+			e.encodeSortedPairs(v, keyEnc, valEnc)
+			return
 		default:
 			// Unsorted, and walked pair by pair: a NaN key (a float, or in an interface) is
 			// found by no lookup, so MapIndex would not give its value back.
@@ -566,7 +589,13 @@ type structEncoder struct {
 }
 
 func newStructEncoder(t reflect.Type, flags codecFlags) encoderFunc {
-	se := &structEncoder{fields: typeFields(t, flags&flagJSONTags != 0), t: t, flags: flags}
+	se := &structEncoder{fields: typeFields(t, flags), t: t, flags: flags}
+	if err := se.fields.err; err != nil {
+		return func(e *encodeState, v reflect.Value) {
+			e.setError(err)
+			e.buf = append(e.buf, mNil)
+		}
+	}
 	if opaqueStruct(t, se.fields) {
 		return func(e *encodeState, v reflect.Value) {
 			e.setError(&UnsupportedTypeError{Type: t, Reason: opaqueReason})
@@ -727,4 +756,27 @@ func isEmptyValue(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// encodeSortedPairs writes the pairs of map v ordered by the bytes of their encoded keys
+// (SortMapKeys, for keys that are not strings, ints or uints). Pairs are taken from MapRange,
+// which gives a NaN key's value too.
+func (e *encodeState) encodeSortedPairs(v reflect.Value, keyEnc, valEnc encoderFunc) {
+	type pair struct {
+		key []byte
+		val reflect.Value
+	}
+	pairs := make([]pair, 0, v.Len())
+	saved := e.buf
+	for it := v.MapRange(); it.Next(); {
+		e.buf = nil
+		keyEnc(e, it.Key())
+		pairs = append(pairs, pair{e.buf, it.Value()})
+	}
+	e.buf = saved
+	slices.SortStableFunc(pairs, func(a, b pair) int { return bytes.Compare(a.key, b.key) })
+	for _, p := range pairs {
+		e.buf = append(e.buf, p.key...)
+		valEnc(e, p.val)
+	}
 }

@@ -24,22 +24,34 @@ type structFields struct {
 	list    []field
 	asArray bool           // a blank field tagged `msgpack:",asarray"` asks for an array
 	byName  map[string]int // index into list, for structs with many fields
+	err     error          // a *StructTagError: the type cannot be encoded or decoded
 }
 
 // typeFields analyses t: exported fields, tags, and the fields promoted from embedded structs,
 // with encoding/json's rules (a shallower field wins; at one depth a tagged field wins; otherwise
-// the name is dropped).
-func typeFields(t reflect.Type, jsonTags bool) structFields {
+// the name is dropped). flags select the tag key (TagName) and the json fallback.
+func typeFields(t reflect.Type, flags codecFlags) structFields {
 	var sf structFields
 	var all []field
-	collectFields(t, jsonTags, nil, false, map[reflect.Type]bool{}, &all)
+	c := fieldCollector{tagKey: flags.tagName(), jsonTags: flags&flagJSONTags != 0, seen: map[reflect.Type]bool{}}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if f.Name == "_" {
-			if _, opts := parseTag(f.Tag.Get("msgpack")); opts.Contains("asarray") {
-				sf.asArray = true
+		if isStructLevel(f) {
+			tag, ok := c.lookup(f)
+			if !ok {
+				continue
 			}
+			ft, err := parseTag(t, f, tag, true)
+			if err != nil {
+				return structFields{err: err}
+			}
+			sf.asArray = sf.asArray || ft.asArray
+			c.allOmitEmpty = c.allOmitEmpty || ft.omitEmpty
 		}
+	}
+	c.collect(t, nil, false, &all)
+	if c.err != nil {
+		return structFields{err: c.err}
 	}
 	byName := map[string][]int{}
 	for i, f := range all {
@@ -107,36 +119,61 @@ func dominant(all []field, cands []int) *field {
 	return &all[best]
 }
 
-func collectFields(t reflect.Type, jsonTags bool, prefix []int, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
-	if seen[t] {
+// fieldCollector walks a struct and the structs it embeds.
+type fieldCollector struct {
+	tagKey       string
+	jsonTags     bool
+	allOmitEmpty bool // the struct-level field has omitempty (vmihailenco's spelling)
+	seen         map[reflect.Type]bool
+	err          error
+}
+
+// lookup returns f's tag under the tag key, or its json tag with JSONTags.
+func (c *fieldCollector) lookup(f reflect.StructField) (string, bool) {
+	tag, ok := f.Tag.Lookup(c.tagKey)
+	if !ok && c.jsonTags {
+		tag, ok = f.Tag.Lookup("json")
+	}
+	return tag, ok
+}
+
+func (c *fieldCollector) collect(t reflect.Type, prefix []int, viaPtr bool, out *[]field) {
+	if c.seen[t] {
 		return
 	}
-	seen[t] = true
-	defer delete(seen, t)
+	c.seen[t] = true
+	defer delete(c.seen, t)
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
-		tag, ok := sf.Tag.Lookup("msgpack")
-		if !ok && jsonTags {
-			tag, ok = sf.Tag.Lookup("json")
+		if isStructLevel(sf) {
+			continue
 		}
+		tag, ok := c.lookup(sf)
 		if tag == "-" {
 			continue
 		}
-		name, opts := parseTag(tag)
+		ft, err := parseTag(t, sf, tag, false)
+		if err != nil {
+			if c.err == nil {
+				c.err = err
+			}
+			return
+		}
+		name := ft.name
 		index := append(append([]int(nil), prefix...), i)
 		if sf.Anonymous && name == "" {
-			ft := sf.Type
+			ftyp := sf.Type
 			ptr := false
-			if ft.Kind() == reflect.Pointer {
-				ft, ptr = ft.Elem(), true
+			if ftyp.Kind() == reflect.Pointer {
+				ftyp, ptr = ftyp.Elem(), true
 			}
-			if ft.Kind() == reflect.Struct && ft != timeType {
+			if ftyp.Kind() == reflect.Struct && ftyp != timeType {
 				// Promote the embedded struct's fields, even from an unexported type, as
 				// encoding/json does; an unexported pointer cannot be allocated on decode.
 				if !sf.IsExported() && ptr {
 					continue
 				}
-				collectFields(ft, jsonTags, index, viaPtr || ptr, seen, out)
+				c.collect(ftyp, index, viaPtr || ptr, out)
 				continue
 			}
 		}
@@ -150,15 +187,10 @@ func collectFields(t reflect.Type, jsonTags bool, prefix []int, viaPtr bool, see
 			name:      name,
 			index:     index,
 			typ:       sf.Type,
-			omitEmpty: opts.Contains("omitempty"),
-			omitZero:  opts.Contains("omitzero"),
+			omitEmpty: ft.omitEmpty || c.allOmitEmpty,
+			omitZero:  ft.omitZero,
 			viaPtr:    viaPtr,
-			tagged:    ok && tag != "" && tagName(tag) != "",
+			tagged:    ok && name != "" && ft.name != "",
 		})
 	}
-}
-
-func tagName(tag string) string {
-	name, _ := parseTag(tag)
-	return name
 }

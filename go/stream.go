@@ -47,10 +47,7 @@ func (dec *Decoder) SetOptions(o DecodeOptions) {
 	if o.Limits != nil {
 		dec.lim = *o.Limits
 	}
-	dec.flags = 0
-	if o.JSONTags {
-		dec.flags = flagJSONTags
-	}
+	dec.flags = o.flags()
 }
 
 // Decode reads the next value into v, as Unmarshal does. It returns io.EOF when the stream ends
