@@ -2,7 +2,8 @@ package mpk
 
 import (
 	"reflect"
-	"sort"
+
+	"mpk.dev/go/mpk/internal/fieldmodel"
 )
 
 // field is one struct field as Marshal and Unmarshal see it, worked out once per type.
@@ -27,42 +28,35 @@ type structFields struct {
 	err     error          // a *StructTagError: the type cannot be encoded or decoded
 }
 
-// typeFields analyses t: exported fields, tags, and the fields promoted from embedded structs,
-// with encoding/json's rules (a shallower field wins; at one depth a tagged field wins; otherwise
-// the name is dropped). flags select the tag key (TagName) and the json fallback.
+// typeFields analyses t with the rules of internal/fieldmodel (shared with mpkgen). flags
+// select the tag key (TagName) and the json fallback.
 func typeFields(t reflect.Type, flags codecFlags) structFields {
 	var sf structFields
-	var all []field
-	c := fieldCollector{tagKey: flags.tagName(), jsonTags: flags&flagJSONTags != 0, seen: map[reflect.Type]bool{}}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if isStructLevel(f) {
-			tag, ok := c.lookup(f)
-			if !ok {
-				continue
+	res, err := fieldmodel.Resolve(reflectStruct{t}, t, fieldmodel.Options{TagKey: flags.tagName(), JSONTags: flags&flagJSONTags != 0})
+	if err != nil {
+		te := err.(*fieldmodel.TagError)
+		return structFields{err: &StructTagError{Type: te.In.(reflect.Type), Field: te.Field, Tag: te.Tag, Option: te.Option}}
+	}
+	sf.asArray = res.AsArray
+	for _, r := range res.Fields {
+		ft := t.FieldByIndex(r.Index[:1])
+		inner := ft.Type
+		for _, x := range r.Index[1:] {
+			if inner.Kind() == reflect.Pointer {
+				inner = inner.Elem()
 			}
-			ft, err := parseTag(t, f, tag, true)
-			if err != nil {
-				return structFields{err: err}
-			}
-			sf.asArray = sf.asArray || ft.asArray
-			c.allOmitEmpty = c.allOmitEmpty || ft.omitEmpty
+			inner = inner.Field(x).Type
 		}
+		sf.list = append(sf.list, field{
+			name:      r.Name,
+			index:     r.Index,
+			typ:       inner,
+			omitEmpty: r.OmitEmpty,
+			omitZero:  r.OmitZero,
+			viaPtr:    r.ViaPtr,
+			tagged:    r.Tagged,
+		})
 	}
-	c.collect(t, nil, false, &all)
-	if c.err != nil {
-		return structFields{err: c.err}
-	}
-	byName := map[string][]int{}
-	for i, f := range all {
-		byName[f.name] = append(byName[f.name], i)
-	}
-	for i := range all {
-		if dominant(all, byName[all[i].name]) == &all[i] {
-			sf.list = append(sf.list, all[i])
-		}
-	}
-	sort.SliceStable(sf.list, func(i, j int) bool { return lessIndex(sf.list[i].index, sf.list[j].index) })
 	for i := range sf.list {
 		f := &sf.list[i]
 		f.key = AppendString(nil, f.name)
@@ -86,111 +80,20 @@ func typeFields(t reflect.Type, flags codecFlags) structFields {
 	return sf
 }
 
-func lessIndex(a, b []int) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
-}
+// reflectStruct describes a struct type to fieldmodel.
+type reflectStruct struct{ t reflect.Type }
 
-// dominant picks the field that owns a name among candidates, or nil when none does.
-func dominant(all []field, cands []int) *field {
-	best := -1
-	tie := false
-	for _, i := range cands {
-		switch {
-		case best < 0:
-			best = i
-		case len(all[i].index) < len(all[best].index):
-			best, tie = i, false
-		case len(all[i].index) == len(all[best].index):
-			if all[i].tagged && !all[best].tagged {
-				best, tie = i, false
-			} else if all[i].tagged == all[best].tagged {
-				tie = true
-			}
-		}
-	}
-	if best < 0 || tie {
-		return nil
-	}
-	return &all[best]
-}
+func (s reflectStruct) NumField() int { return s.t.NumField() }
 
-// fieldCollector walks a struct and the structs it embeds.
-type fieldCollector struct {
-	tagKey       string
-	jsonTags     bool
-	allOmitEmpty bool // the struct-level field has omitempty (vmihailenco's spelling)
-	seen         map[reflect.Type]bool
-	err          error
-}
-
-// lookup returns f's tag under the tag key, or its json tag with JSONTags.
-func (c *fieldCollector) lookup(f reflect.StructField) (string, bool) {
-	tag, ok := f.Tag.Lookup(c.tagKey)
-	if !ok && c.jsonTags {
-		tag, ok = f.Tag.Lookup("json")
+func (s reflectStruct) Field(i int) fieldmodel.Field {
+	sf := s.t.Field(i)
+	f := fieldmodel.Field{Name: sf.Name, Tag: sf.Tag, Exported: sf.IsExported(), Embedded: sf.Anonymous}
+	ft := sf.Type
+	if ft.Kind() == reflect.Pointer {
+		ft, f.Ptr = ft.Elem(), true
 	}
-	return tag, ok
-}
-
-func (c *fieldCollector) collect(t reflect.Type, prefix []int, viaPtr bool, out *[]field) {
-	if c.seen[t] {
-		return
+	if ft.Kind() == reflect.Struct && ft != timeType {
+		f.Elem, f.ElemKey = reflectStruct{ft}, ft
 	}
-	c.seen[t] = true
-	defer delete(c.seen, t)
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if isStructLevel(sf) {
-			continue
-		}
-		tag, ok := c.lookup(sf)
-		if tag == "-" {
-			continue
-		}
-		ft, err := parseTag(t, sf, tag, false)
-		if err != nil {
-			if c.err == nil {
-				c.err = err
-			}
-			return
-		}
-		name := ft.name
-		index := append(append([]int(nil), prefix...), i)
-		if sf.Anonymous && name == "" {
-			ftyp := sf.Type
-			ptr := false
-			if ftyp.Kind() == reflect.Pointer {
-				ftyp, ptr = ftyp.Elem(), true
-			}
-			if ftyp.Kind() == reflect.Struct && ftyp != timeType {
-				// Promote the embedded struct's fields, even from an unexported type, as
-				// encoding/json does; an unexported pointer cannot be allocated on decode.
-				if !sf.IsExported() && ptr {
-					continue
-				}
-				c.collect(ftyp, index, viaPtr || ptr, out)
-				continue
-			}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		*out = append(*out, field{
-			name:      name,
-			index:     index,
-			typ:       sf.Type,
-			omitEmpty: ft.omitEmpty || c.allOmitEmpty,
-			omitZero:  ft.omitZero,
-			viaPtr:    viaPtr,
-			tagged:    ok && name != "" && ft.name != "",
-		})
-	}
+	return f
 }

@@ -481,3 +481,9 @@ func (s *Scratch) Done(o []byte, err error) ([]byte, error) {
 	scratchPool.Put(s)
 	return out, nil
 }
+
+// OmitField reports whether the field p points to is left out under omitempty / omitzero, by
+// the rules Marshal applies; generated code calls it where the rule is not a plain comparison.
+func OmitField(p any, omitEmpty, omitZero bool) bool {
+	return omitted(&field{omitEmpty: omitEmpty, omitZero: omitZero}, reflect.ValueOf(p).Elem())
+}

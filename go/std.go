@@ -136,6 +136,11 @@ func (e *UnmarshalerError) Unwrap() error { return e.Err }
 // TextMarshaler, or nil. A method on the pointer is used on a copy when the value is not
 // addressable, so that a big.Int held by value is not written as its (unexported) fields.
 func stdEncoder(t reflect.Type) encoderFunc {
+	if t.Kind() == reflect.Pointer {
+		// The pointer's encoder writes nil or its target, whose own encoder applies the rules
+		// (so a *time.Time is a timestamp, like a time.Time).
+		return nil
+	}
 	var asBin bool
 	var onPtr bool
 	switch {

@@ -2,42 +2,8 @@ package mpk
 
 import (
 	"reflect"
-	"strings"
 	"sync"
 )
-
-// fieldTag is a field's parsed struct tag: `msgpack:"name,omitempty,omitzero"`.
-type fieldTag struct {
-	name      string
-	omitEmpty bool
-	omitZero  bool
-	asArray   bool // struct-level (on a blank or _msgpack field): asarray / as_array
-}
-
-// parseTag splits a struct tag into its name and its options. Options are those of mpk and of
-// vmihailenco/msgpack that mean the same: omitempty, omitzero, and on the struct-level field
-// (`_` or vmihailenco's `_msgpack`) asarray / as_array and omitempty (every field omitempty).
-// Any other option is an error naming the field, never ignored.
-func parseTag(t reflect.Type, f reflect.StructField, tag string, structLevel bool) (fieldTag, error) {
-	name, opts, _ := strings.Cut(tag, ",")
-	ft := fieldTag{name: name}
-	for opts != "" {
-		var opt string
-		opt, opts, _ = strings.Cut(opts, ",")
-		switch {
-		case opt == "omitempty":
-			ft.omitEmpty = true
-		case opt == "omitzero":
-			ft.omitZero = true
-		case (opt == "asarray" || opt == "as_array") && structLevel:
-			ft.asArray = true
-		case opt == "":
-		default:
-			return ft, &StructTagError{Type: t, Field: f.Name, Tag: tag, Option: opt}
-		}
-	}
-	return ft, nil
-}
 
 // A StructTagError reports a struct tag option mpk does not know (or one that belongs on the
 // struct-level `_` field): Marshal and Unmarshal of the type fail with it rather than ignore it.
@@ -51,12 +17,6 @@ type StructTagError struct {
 func (e *StructTagError) Error() string {
 	return "mpk: struct " + e.Type.String() + " field " + e.Field + ": tag " + `"` + e.Tag + `"` +
 		": unknown option " + `"` + e.Option + `"` + " (known: omitempty, omitzero; asarray, as_array and omitempty on the _ or _msgpack field)"
-}
-
-// isStructLevel reports whether f is the field that carries options for the whole struct: a
-// blank field, or vmihailenco's `_msgpack struct{}`.
-func isStructLevel(f reflect.StructField) bool {
-	return f.Name == "_" || f.Name == "_msgpack"
 }
 
 // Tag names other than "msgpack" (EncodeOptions.TagName, DecodeOptions.TagName) are numbered,

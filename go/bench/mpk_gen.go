@@ -23,6 +23,7 @@ func (z *Product) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
+			_ = v1
 			s += mpk.StringSize(len(v1))
 		}
 	}
@@ -961,6 +962,7 @@ func (z *Hashtag) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
 		for _, v21 := range z.Indices {
+			_ = v21
 			s += mpk.IntSize(int64(v21))
 		}
 	}
@@ -1090,6 +1092,7 @@ func (z *Mention) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
 		for _, v26 := range z.Indices {
+			_ = v26
 			s += mpk.IntSize(int64(v26))
 		}
 	}
@@ -1245,6 +1248,7 @@ func (z *URL) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Indices))
 		for _, v31 := range z.Indices {
+			_ = v31
 			s += mpk.IntSize(int64(v31))
 		}
 	}

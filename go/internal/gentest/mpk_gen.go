@@ -23,6 +23,7 @@ func (z *Product) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
+			_ = v1
 			s += mpk.StringSize(len(v1))
 		}
 	}
@@ -210,6 +211,7 @@ func (z *Mixed) Msgsize() (s int) {
 	} else {
 		s += mpk.HeaderSize(len(z.Tags))
 		for _, v6 := range z.Tags {
+			_ = v6
 			s += mpk.StringSize(len(v6))
 		}
 	}
@@ -258,6 +260,7 @@ func (z *Mixed) Msgsize() (s int) {
 			} else {
 				s += mpk.HeaderSize(len(z.Nested[i12]))
 				for _, v13 := range z.Nested[i12] {
+					_ = v13
 					s += mpk.IntSize(int64(v13))
 				}
 			}
