@@ -57,6 +57,10 @@ type DecodeOptions struct {
 	// still the fallback).
 	TagName string
 
+	// IgnoreGenerated decodes types with mpkgen's methods by reflection (Unmarshal's own rules
+	// for values that do not fit, see the README), as any option other than the defaults does.
+	IgnoreGenerated bool
+
 	// MaxAlloc bounds the bytes one decode allocates: 0 means the default budget,
 	// DefaultAllocBudget(len(data)), which is proportional to the input; a negative value means
 	// no bound. Declared counts are already checked against the bytes present, across all open
@@ -76,6 +80,7 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	}
 	d := getDecodeState(data, lim, o.StrictUTF8, o.flags())
 	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, allocBudget(o.MaxAlloc, len(data))
+	d.plain = d.plain && !o.MapAnyAny && !o.CopyStrings && o.MaxAlloc == 0
 	err := d.unmarshal(v)
 	putDecodeState(d)
 	return err
@@ -88,6 +93,9 @@ func (o DecodeOptions) flags() codecFlags {
 	}
 	if o.DisallowUnknownFields {
 		f |= flagNoUnknown
+	}
+	if o.IgnoreGenerated {
+		f |= flagNoGenerated
 	}
 	return f
 }
@@ -111,8 +119,10 @@ type decodeState struct {
 
 	maxAlloc   int64 // the allocation budget (see allocBudget)
 	allocated  int64
-	startDepth int   // containers enclosing data's value (UnmarshalPrefixNested)
-	allocErr   error // the budget ran out while copying a string: reported at the next charge
+	startDepth int // containers enclosing data's value (UnmarshalPrefixNested)
+	// plain: the options are the defaults, which generated code (mpkgen) assumes.
+	plain    bool
+	allocErr error // the budget ran out while copying a string: reported at the next charge
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -123,6 +133,7 @@ func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *de
 	d.strict = strict
 	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena, d.arenaOff = nil, flags, false, false, nil, 0
 	d.maxAlloc, d.allocated, d.allocErr, d.startDepth = DefaultAllocBudget(len(data)), 0, nil, 0
+	d.plain = !strict && *lim == defaultLimits
 	return d
 }
 
@@ -319,6 +330,9 @@ var unmarshalerType = reflect.TypeFor[Unmarshaler]()
 func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 	if c := codecFor(t); c != nil && c.decode != nil {
 		return customDecoder(c)
+	}
+	if flags == 0 && isGenerated(t) {
+		return generatedDecoder(newStructDecoder(t, flags))
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshalerDecoder

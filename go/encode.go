@@ -51,6 +51,10 @@ type EncodeOptions struct {
 	// TagName is the struct tag key to read instead of "msgpack" (with JSONTags, "json" is
 	// still the fallback).
 	TagName string
+
+	// IgnoreGenerated encodes types with mpkgen's methods by reflection too (the same bytes,
+	// slower); for tests that compare the two.
+	IgnoreGenerated bool
 }
 
 // Marshal is Marshal with these options.
@@ -66,6 +70,9 @@ func (o EncodeOptions) flags() codecFlags {
 	if o.SortMapKeys {
 		f |= flagSortKeys
 	}
+	if o.IgnoreGenerated {
+		f |= flagNoGenerated
+	}
 	return f
 }
 
@@ -73,10 +80,11 @@ func (o EncodeOptions) flags() codecFlags {
 type codecFlags uint32
 
 const (
-	flagJSONTags  codecFlags = 1 << iota // fall back to json tags
-	flagSortKeys                         // EncodeOptions.SortMapKeys
-	flagNoUnknown                        // DecodeOptions.DisallowUnknownFields
-	tagShift      = 8                    // bits from 8 up: the tag name's number (tagFlags)
+	flagJSONTags    codecFlags = 1 << iota // fall back to json tags
+	flagSortKeys                           // EncodeOptions.SortMapKeys
+	flagNoUnknown                          // DecodeOptions.DisallowUnknownFields
+	flagNoGenerated                        // IgnoreGenerated
+	tagShift        = 8                    // bits from 8 up: the tag name's number (tagFlags)
 )
 
 type codecKey struct {
@@ -203,6 +211,9 @@ type Marshaler interface {
 func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
 	if c := codecFor(t); c != nil && c.encode != nil {
 		return customEncoder(c)
+	}
+	if flags == 0 && allowAddr && isGenerated(t) {
+		return generatedEncoder(newTypeEncoder(t, flags, false))
 	}
 	// A method on the pointer is used when the value is addressable, as in encoding/json.
 	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {

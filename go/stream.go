@@ -62,6 +62,7 @@ func (dec *Decoder) Decode(v any) error {
 	d := getDecodeState(dec.buf[dec.start:dec.start+n], &dec.lim, dec.opts.StrictUTF8, dec.flags)
 	d.mapAny, d.copyStrings, d.base = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset
 	d.maxAlloc = allocBudget(dec.opts.MaxAlloc, n)
+	d.plain = d.plain && !dec.opts.MapAnyAny && !dec.opts.CopyStrings && dec.opts.MaxAlloc == 0
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)

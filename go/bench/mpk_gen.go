@@ -70,6 +70,22 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Product's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Product) MpkGenerated(*Product) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -254,6 +270,22 @@ func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Tweet's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Tweet) MpkGenerated(*Tweet) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Tweet) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -520,6 +552,22 @@ func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that User's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*User) MpkGenerated(*User) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *User) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -829,6 +877,22 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Entities's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Entities) MpkGenerated(*Entities) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Entities) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1003,6 +1067,22 @@ func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Hashtag's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Hashtag) MpkGenerated(*Hashtag) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Hashtag) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1131,6 +1211,22 @@ func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Mention's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Mention) MpkGenerated(*Mention) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Mention) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1287,6 +1383,22 @@ func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that URL's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*URL) MpkGenerated(*URL) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *URL) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}

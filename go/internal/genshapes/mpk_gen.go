@@ -61,6 +61,22 @@ func (z *BlankArray) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that BlankArray's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*BlankArray) MpkGenerated(*BlankArray) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *BlankArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -148,6 +164,22 @@ func (z *EmbedVal) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that EmbedVal's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*EmbedVal) MpkGenerated(*EmbedVal) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *EmbedVal) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -268,6 +300,22 @@ func (z *Inner) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Inner's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Inner) MpkGenerated(*Inner) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -412,6 +460,22 @@ func (z *Keys) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Keys's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Keys) MpkGenerated(*Keys) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Keys) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -519,6 +583,22 @@ func (z *MarshalerField) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that MarshalerField's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*MarshalerField) MpkGenerated(*MarshalerField) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *MarshalerField) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -646,6 +726,22 @@ func (z *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Node's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Node) MpkGenerated(*Node) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Node) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -780,6 +876,22 @@ func (z *OptionsOnlyTie) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that OptionsOnlyTie's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*OptionsOnlyTie) MpkGenerated(*OptionsOnlyTie) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *OptionsOnlyTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -949,6 +1061,22 @@ func (z *OtherPackages) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that OtherPackages's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*OtherPackages) MpkGenerated(*OtherPackages) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *OtherPackages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1223,6 +1351,22 @@ func (z *Pointers) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Pointers's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Pointers) MpkGenerated(*Pointers) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Pointers) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1344,6 +1488,22 @@ func (z *TaggedTie) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that TaggedTie's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*TaggedTie) MpkGenerated(*TaggedTie) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *TaggedTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1575,6 +1735,22 @@ func (z *Tags) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Tags's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Tags) MpkGenerated(*Tags) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Tags) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1862,6 +2038,22 @@ func (z *UnexportedEmbed) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that UnexportedEmbed's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*UnexportedEmbed) MpkGenerated(*UnexportedEmbed) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *UnexportedEmbed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1965,6 +2157,22 @@ func (z *VMArray) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that VMArray's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*VMArray) MpkGenerated(*VMArray) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *VMArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -2054,6 +2262,22 @@ func (z *VMOmit) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that VMOmit's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*VMOmit) MpkGenerated(*VMOmit) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *VMOmit) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -2155,6 +2379,22 @@ func (z *Zeroer) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Zeroer's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Zeroer) MpkGenerated(*Zeroer) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Zeroer) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -2233,6 +2473,22 @@ func (z *inner) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that inner's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*inner) MpkGenerated(*inner) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -2330,6 +2586,22 @@ func (z *tieA) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that tieA's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*tieA) MpkGenerated(*tieA) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *tieA) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -2414,6 +2686,22 @@ func (z *tieB) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that tieB's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*tieB) MpkGenerated(*tieB) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *tieB) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -2492,6 +2780,22 @@ func (z *tieC) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that tieC's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*tieC) MpkGenerated(*tieC) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *tieC) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"mpk.dev/go/mpk"
 	"mpk.dev/go/mpk/internal/gen"
 )
 
@@ -95,7 +94,7 @@ func shapeValues() []generated {
 func TestGeneratedEqualsReflection(t *testing.T) {
 	for _, v := range shapeValues() {
 		name := reflect.TypeOf(v).Elem().Name()
-		want, err := mpk.Marshal(v)
+		want, err := reflectOnly.Marshal(v)
 		if err != nil {
 			t.Errorf("%s: Marshal: %v", name, err)
 			continue
@@ -106,7 +105,7 @@ func TestGeneratedEqualsReflection(t *testing.T) {
 			continue
 		}
 		viaReflect := reflect.New(reflect.TypeOf(v).Elem())
-		if err := mpk.Unmarshal(want, viaReflect.Interface()); err != nil {
+		if err := reflectDecode.Unmarshal(want, viaReflect.Interface()); err != nil {
 			t.Errorf("%s: Unmarshal: %v", name, err)
 			continue
 		}

@@ -70,6 +70,22 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Product's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Product) MpkGenerated(*Product) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -425,6 +441,22 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Mixed's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Mixed) MpkGenerated(*Mixed) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Mixed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -949,6 +981,22 @@ func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Item's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Item) MpkGenerated(*Item) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Item) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1042,6 +1090,22 @@ func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Point's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Point) MpkGenerated(*Point) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Point) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1112,6 +1176,22 @@ func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Base's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Base) MpkGenerated(*Base) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Base) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1272,6 +1352,22 @@ func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Tree's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Tree) MpkGenerated(*Tree) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Tree) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1484,6 +1580,22 @@ func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Order's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Order) MpkGenerated(*Order) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Order) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
@@ -1706,6 +1818,22 @@ func (z *Pages) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
+// MpkGenerated tells mpk that Pages's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Pages) MpkGenerated(*Pages) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Pages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
@@ -1871,6 +1999,22 @@ func (z *Page4k) UnmarshalMsg(b []byte) ([]byte, error) {
 	var sa mpk.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, mpk.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Page4k's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Page4k) MpkGenerated(*Page4k) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers.
+func (z *Page4k) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+	var sa mpk.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
 		return rest, mpk.FinishUnmarshal(b, err)
 	}
