@@ -9,6 +9,7 @@ import (
 )
 
 type vmArray struct {
+	//lint:ignore U1000 read through reflection: the struct-level tag
 	_msgpack struct{} `msgpack:",as_array"`
 	X, Y     int
 }
@@ -19,6 +20,7 @@ type blankArray struct {
 }
 
 type vmOmit struct {
+	//lint:ignore U1000 read through reflection: the struct-level tag
 	_msgpack struct{} `msgpack:",omitempty"`
 	A        int
 	B        string

@@ -172,6 +172,7 @@ type Tags struct {
 
 // VMArray is vmihailenco's struct-level as_array.
 type VMArray struct {
+	//lint:ignore U1000 read through reflection: the struct-level tag
 	_msgpack struct{} `msgpack:",as_array"`
 	X, Y     int
 	S        string `msgpack:",omitempty"`
@@ -179,6 +180,7 @@ type VMArray struct {
 
 // VMOmit is vmihailenco's struct-level omitempty.
 type VMOmit struct {
+	//lint:ignore U1000 read through reflection: the struct-level tag
 	_msgpack struct{} `msgpack:",omitempty"`
 	A        int
 	B        string
