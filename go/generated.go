@@ -66,9 +66,9 @@ func generatedDecoder(otherwise decoderFunc) decoderFunc {
 		}
 		_, err := v.Addr().Interface().(generatedCodec).MpkDecodeNested(d.data[h:d.off], d.depth)
 		if err != nil {
-			err = ShiftOffset(err, h)
+			err = shiftOffset(err, h)
 			if d.base != 0 {
-				err = ShiftOffset(err, int(d.base))
+				err = shiftOffset(err, int(d.base))
 			}
 			if de, ok := err.(*DecodeError); ok {
 				return de // over the allocation budget

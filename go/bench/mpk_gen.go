@@ -4,27 +4,29 @@ package bench
 
 import (
 	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"slices"
 )
 
 // Keep the imports used whatever the types need.
 var _ = mpk.Skip
+var _ = genrt.Grow
 var _ = slices.Grow[[]byte]
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
 	s = 34
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.IntSize(int64(z.Price))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.IntSize(int64(z.Price))
 	if z.Colors == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Colors))
+		s += genrt.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
 			_ = v1
-			s += mpk.StringSize(len(v1))
+			s += genrt.StringSize(len(v1))
 		}
 	}
 	return s
@@ -32,7 +34,7 @@ func (z *Product) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -61,11 +63,11 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -77,11 +79,11 @@ func (*Product) MpkGenerated(*Product) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -89,14 +91,14 @@ func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Product) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -126,7 +128,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -145,22 +147,22 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			if mpk.NextType(b) == mpk.NilType {
@@ -170,7 +172,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				var n3, fl5 int
 				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Colors != nil && cap(z.Colors) >= n3 {
 					z.Colors = z.Colors[:n3]
@@ -181,15 +183,15 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i4 := range z.Colors {
 					z.Colors[i4], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl5)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -200,19 +202,19 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tweet) Msgsize() (s int) {
 	s = 134
-	s += mpk.StringSize(len(z.CreatedAt))
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.IdStr))
-	s += mpk.StringSize(len(z.Text))
-	s += mpk.StringSize(len(z.Source))
+	s += genrt.StringSize(len(z.CreatedAt))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.IdStr))
+	s += genrt.StringSize(len(z.Text))
+	s += genrt.StringSize(len(z.Source))
 	s++
-	s += mpk.IntSize(int64(z.InReplyToStatusId))
+	s += genrt.IntSize(int64(z.InReplyToStatusId))
 	s += z.User.Msgsize()
-	s += mpk.IntSize(int64(z.RetweetCount))
-	s += mpk.IntSize(int64(z.FavoriteCount))
+	s += genrt.IntSize(int64(z.RetweetCount))
+	s += genrt.IntSize(int64(z.FavoriteCount))
 	s++
 	s++
-	s += mpk.StringSize(len(z.Lang))
+	s += genrt.StringSize(len(z.Lang))
 	s += z.Entities.Msgsize()
 	return s
 }
@@ -220,9 +222,9 @@ func (z *Tweet) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tweet) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -267,11 +269,11 @@ func (z *Tweet) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -283,11 +285,11 @@ func (*Tweet) MpkGenerated(*Tweet) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Tweet) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -295,14 +297,14 @@ func (z *Tweet) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Tweet) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -368,7 +370,7 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created_at":
@@ -405,75 +407,75 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.Source, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.Truncated, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			z.InReplyToStatusId, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
 			if b, err = z.User.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.RetweetCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.FavoriteCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.Favorited, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			z.Retweeted, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 12:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			if b, err = z.Entities.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -484,28 +486,28 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *User) Msgsize() (s int) {
 	s = 165
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.IdStr))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.ScreenName))
-	s += mpk.StringSize(len(z.Location))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.StringSize(len(z.Url))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.IdStr))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.ScreenName))
+	s += genrt.StringSize(len(z.Location))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.StringSize(len(z.Url))
 	s++
-	s += mpk.IntSize(int64(z.FollowersCount))
-	s += mpk.IntSize(int64(z.FriendsCount))
-	s += mpk.IntSize(int64(z.ListedCount))
-	s += mpk.StringSize(len(z.CreatedAt))
-	s += mpk.IntSize(int64(z.FavouritesCount))
+	s += genrt.IntSize(int64(z.FollowersCount))
+	s += genrt.IntSize(int64(z.FriendsCount))
+	s += genrt.IntSize(int64(z.ListedCount))
+	s += genrt.StringSize(len(z.CreatedAt))
+	s += genrt.IntSize(int64(z.FavouritesCount))
 	s++
-	s += mpk.IntSize(int64(z.StatusesCount))
-	s += mpk.StringSize(len(z.Lang))
+	s += genrt.IntSize(int64(z.StatusesCount))
+	s += genrt.StringSize(len(z.Lang))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *User) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -549,11 +551,11 @@ func (z *User) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -565,11 +567,11 @@ func (*User) MpkGenerated(*User) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *User) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -577,14 +579,14 @@ func (z *User) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *User) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -658,7 +660,7 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -699,87 +701,87 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.Location, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
 			z.Protected, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.FollowersCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.FriendsCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.ListedCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 12:
 			z.FavouritesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			z.Verified, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 14:
 			z.StatusesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 15:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -793,7 +795,7 @@ func (z *Entities) Msgsize() (s int) {
 	if z.Hashtags == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Hashtags))
+		s += genrt.HeaderSize(len(z.Hashtags))
 		for i6 := range z.Hashtags {
 			s += z.Hashtags[i6].Msgsize()
 		}
@@ -801,7 +803,7 @@ func (z *Entities) Msgsize() (s int) {
 	if z.UserMentions == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.UserMentions))
+		s += genrt.HeaderSize(len(z.UserMentions))
 		for i7 := range z.UserMentions {
 			s += z.UserMentions[i7].Msgsize()
 		}
@@ -809,7 +811,7 @@ func (z *Entities) Msgsize() (s int) {
 	if z.Urls == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Urls))
+		s += genrt.HeaderSize(len(z.Urls))
 		for i8 := range z.Urls {
 			s += z.Urls[i8].Msgsize()
 		}
@@ -820,9 +822,9 @@ func (z *Entities) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Entities) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -868,11 +870,11 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -884,11 +886,11 @@ func (*Entities) MpkGenerated(*Entities) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Entities) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -896,14 +898,14 @@ func (z *Entities) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Entities) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -925,7 +927,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "hashtags":
@@ -945,7 +947,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				var n12, fl14 int
 				n12, fl14, b, err = sa.ReadArrayHeaderIn(b, depth+1, 40)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Hashtags != nil && cap(z.Hashtags) >= n12 {
 					z.Hashtags = z.Hashtags[:n12]
@@ -955,7 +957,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				}
 				for i13 := range z.Hashtags {
 					if b, err = z.Hashtags[i13].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl14)
@@ -968,7 +970,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				var n15, fl17 int
 				n15, fl17, b, err = sa.ReadArrayHeaderIn(b, depth+1, 64)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.UserMentions != nil && cap(z.UserMentions) >= n15 {
 					z.UserMentions = z.UserMentions[:n15]
@@ -978,7 +980,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				}
 				for i16 := range z.UserMentions {
 					if b, err = z.UserMentions[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl17)
@@ -991,7 +993,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				var n18, fl20 int
 				n18, fl20, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Urls != nil && cap(z.Urls) >= n18 {
 					z.Urls = z.Urls[:n18]
@@ -1001,15 +1003,15 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				}
 				for i19 := range z.Urls {
 					if b, err = z.Urls[i19].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl20)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1020,14 +1022,14 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Hashtag) Msgsize() (s int) {
 	s = 14
-	s += mpk.StringSize(len(z.Text))
+	s += genrt.StringSize(len(z.Text))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
+		s += genrt.HeaderSize(len(z.Indices))
 		for _, v21 := range z.Indices {
 			_ = v21
-			s += mpk.IntSize(int64(v21))
+			s += genrt.IntSize(int64(v21))
 		}
 	}
 	return s
@@ -1035,7 +1037,7 @@ func (z *Hashtag) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Hashtag) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1058,11 +1060,11 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1074,11 +1076,11 @@ func (*Hashtag) MpkGenerated(*Hashtag) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Hashtag) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1086,14 +1088,14 @@ func (z *Hashtag) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Hashtag) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1111,7 +1113,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "text":
@@ -1124,7 +1126,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1134,7 +1136,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				var n23, fl25 int
 				n23, fl25, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Indices != nil && cap(z.Indices) >= n23 {
 					z.Indices = z.Indices[:n23]
@@ -1145,15 +1147,15 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i24 := range z.Indices {
 					z.Indices[i24], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl25)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1164,16 +1166,16 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Mention) Msgsize() (s int) {
 	s = 29
-	s += mpk.StringSize(len(z.ScreenName))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.ScreenName))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.IntSize(int64(z.Id))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
+		s += genrt.HeaderSize(len(z.Indices))
 		for _, v26 := range z.Indices {
 			_ = v26
-			s += mpk.IntSize(int64(v26))
+			s += genrt.IntSize(int64(v26))
 		}
 	}
 	return s
@@ -1181,7 +1183,7 @@ func (z *Mention) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mention) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1208,11 +1210,11 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1224,11 +1226,11 @@ func (*Mention) MpkGenerated(*Mention) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Mention) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1236,14 +1238,14 @@ func (z *Mention) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Mention) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1269,7 +1271,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "screen_name":
@@ -1286,17 +1288,17 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1306,7 +1308,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				var n28, fl30 int
 				n28, fl30, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Indices != nil && cap(z.Indices) >= n28 {
 					z.Indices = z.Indices[:n28]
@@ -1317,15 +1319,15 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i29 := range z.Indices {
 					z.Indices[i29], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl30)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1336,16 +1338,16 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *URL) Msgsize() (s int) {
 	s = 38
-	s += mpk.StringSize(len(z.Url))
-	s += mpk.StringSize(len(z.ExpandedUrl))
-	s += mpk.StringSize(len(z.DisplayUrl))
+	s += genrt.StringSize(len(z.Url))
+	s += genrt.StringSize(len(z.ExpandedUrl))
+	s += genrt.StringSize(len(z.DisplayUrl))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
+		s += genrt.HeaderSize(len(z.Indices))
 		for _, v31 := range z.Indices {
 			_ = v31
-			s += mpk.IntSize(int64(v31))
+			s += genrt.IntSize(int64(v31))
 		}
 	}
 	return s
@@ -1353,7 +1355,7 @@ func (z *URL) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *URL) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1380,11 +1382,11 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1396,11 +1398,11 @@ func (*URL) MpkGenerated(*URL) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *URL) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1408,14 +1410,14 @@ func (z *URL) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *URL) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1441,7 +1443,7 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "url":
@@ -1458,17 +1460,17 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 		case 0:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.ExpandedUrl, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.DisplayUrl, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1478,7 +1480,7 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 				var n33, fl35 int
 				n33, fl35, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Indices != nil && cap(z.Indices) >= n33 {
 					z.Indices = z.Indices[:n33]
@@ -1489,15 +1491,15 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 				for i34 := range z.Indices {
 					z.Indices[i34], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl35)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}

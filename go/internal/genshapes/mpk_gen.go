@@ -5,18 +5,20 @@ package genshapes
 import (
 	"encoding/json"
 	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"slices"
 	"time"
 )
 
 // Keep the imports used whatever the types need.
 var _ = mpk.Skip
+var _ = genrt.Grow
 var _ = slices.Grow[[]byte]
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *BlankArray) Msgsize() (s int) {
 	s = 1
-	s += mpk.IntSize(int64(z.A))
+	s += genrt.IntSize(int64(z.A))
 	if z.B != nil {
 		s += (*z.B).Msgsize()
 	} else {
@@ -28,9 +30,9 @@ func (z *BlankArray) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *BlankArray) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -52,11 +54,11 @@ func (z *BlankArray) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *BlankArray) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -68,11 +70,11 @@ func (*BlankArray) MpkGenerated(*BlankArray) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *BlankArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -80,21 +82,21 @@ func (z *BlankArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *BlankArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *BlankArray) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	if n > 0 {
 		{
 			var v1 int64
 			v1, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			z.A = int(v1)
 		}
@@ -106,19 +108,19 @@ func (z *BlankArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]b
 		} else {
 			if z.B == nil {
 				if err = sa.Alloc(24); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.B = new(Inner)
 			}
 			if b, err = (*z.B).mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
 	for i := 2; i < n; i++ {
-		b, err = mpk.SkipNested(b, depth+1)
+		b, err = genrt.SkipNested(b, depth+1)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	sa.Leave(fl)
@@ -128,15 +130,15 @@ func (z *BlankArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]b
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *EmbedVal) Msgsize() (s int) {
 	s = 7
-	s += mpk.IntSize(int64(z.Inner.A))
-	s += mpk.StringSize(len(z.Inner.S))
-	s += mpk.IntSize(int64(z.B))
+	s += genrt.IntSize(int64(z.Inner.A))
+	s += genrt.StringSize(len(z.Inner.S))
+	s += genrt.IntSize(int64(z.B))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *EmbedVal) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -161,11 +163,11 @@ func (z *EmbedVal) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *EmbedVal) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -177,11 +179,11 @@ func (*EmbedVal) MpkGenerated(*EmbedVal) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *EmbedVal) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -189,14 +191,14 @@ func (z *EmbedVal) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *EmbedVal) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *EmbedVal) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -218,7 +220,7 @@ func (z *EmbedVal) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "a":
@@ -235,28 +237,28 @@ func (z *EmbedVal) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				var v2 int64
 				v2, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Inner.A = int(v2)
 			}
 		case 1:
 			z.Inner.S, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			{
 				var v3 int64
 				v3, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.B = int(v3)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -267,14 +269,14 @@ func (z *EmbedVal) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Inner) Msgsize() (s int) {
 	s = 5
-	s += mpk.IntSize(int64(z.A))
-	s += mpk.StringSize(len(z.S))
+	s += genrt.IntSize(int64(z.A))
+	s += genrt.StringSize(len(z.S))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Inner) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -297,11 +299,11 @@ func (z *Inner) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Inner) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -313,11 +315,11 @@ func (*Inner) MpkGenerated(*Inner) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -325,14 +327,14 @@ func (z *Inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Inner) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -350,7 +352,7 @@ func (z *Inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "a":
@@ -365,19 +367,19 @@ func (z *Inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var v4 int64
 				v4, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.A = int(v4)
 			}
 		case 1:
 			z.S, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -391,27 +393,27 @@ func (z *Keys) Msgsize() (s int) {
 	if z.Ints == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Ints))
+		s += genrt.HeaderSize(len(z.Ints))
 		for k5, v6 := range z.Ints {
 			_, _ = k5, v6
-			s += mpk.IntSize(int64(k5))
-			s += mpk.StringSize(len(v6))
+			s += genrt.IntSize(int64(k5))
+			s += genrt.StringSize(len(v6))
 		}
 	}
 	if z.Addrs == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Addrs))
+		s += genrt.HeaderSize(len(z.Addrs))
 		for k7, v8 := range z.Addrs {
 			_, _ = k7, v8
 			s += 16
-			s += mpk.IntSize(int64(v8))
+			s += genrt.IntSize(int64(v8))
 		}
 	}
 	if z.Bools == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Bools))
+		s += genrt.HeaderSize(len(z.Bools))
 		for k9, v10 := range z.Bools {
 			_, _ = k9, v10
 			s++
@@ -424,9 +426,9 @@ func (z *Keys) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Keys) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -451,11 +453,11 @@ func (z *Keys) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Keys) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -467,11 +469,11 @@ func (*Keys) MpkGenerated(*Keys) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Keys) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -479,14 +481,14 @@ func (z *Keys) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Keys) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Keys) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -508,7 +510,7 @@ func (z *Keys) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "Ints":
@@ -521,24 +523,24 @@ func (z *Keys) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		}
 		switch field {
 		case 0:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Ints, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Ints, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Addrs, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Addrs, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Bools, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Bools, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -557,9 +559,9 @@ func (z *MarshalerField) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *MarshalerField) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -580,11 +582,11 @@ func (z *MarshalerField) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *MarshalerField) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -596,11 +598,11 @@ func (*MarshalerField) MpkGenerated(*MarshalerField) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *MarshalerField) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -608,14 +610,14 @@ func (z *MarshalerField) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *MarshalerField) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *MarshalerField) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -633,7 +635,7 @@ func (z *MarshalerField) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "c":
@@ -644,19 +646,19 @@ func (z *MarshalerField) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) 
 		}
 		switch field {
 		case 0:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.C, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.C, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.P, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.P, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -667,7 +669,7 @@ func (z *MarshalerField) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Node) Msgsize() (s int) {
 	s = 13
-	s += mpk.IntSize(int64(z.V))
+	s += genrt.IntSize(int64(z.V))
 	if z.Next != nil {
 		s += (*z.Next).Msgsize()
 	} else {
@@ -676,7 +678,7 @@ func (z *Node) Msgsize() (s int) {
 	if z.Kids == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Kids))
+		s += genrt.HeaderSize(len(z.Kids))
 		for i11 := range z.Kids {
 			s += z.Kids[i11].Msgsize()
 		}
@@ -687,9 +689,9 @@ func (z *Node) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Node) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -723,11 +725,11 @@ func (z *Node) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Node) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -739,11 +741,11 @@ func (*Node) MpkGenerated(*Node) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Node) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -751,14 +753,14 @@ func (z *Node) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Node) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -780,7 +782,7 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "V":
@@ -797,7 +799,7 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var v13 int64
 				v13, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.V = int(v13)
 			}
@@ -808,12 +810,12 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			} else {
 				if z.Next == nil {
 					if err = sa.Alloc(40); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Next = new(Node)
 				}
 				if b, err = (*z.Next).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 2:
@@ -824,7 +826,7 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var n14, fl16 int
 				n14, fl16, b, err = sa.ReadArrayHeaderIn(b, depth+1, 40)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Kids != nil && cap(z.Kids) >= n14 {
 					z.Kids = z.Kids[:n14]
@@ -834,15 +836,15 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				}
 				for i15 := range z.Kids {
 					if b, err = z.Kids[i15].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl16)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -853,13 +855,13 @@ func (z *Node) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *OptionsOnlyTie) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.Y))
+	s += genrt.IntSize(int64(z.Y))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *OptionsOnlyTie) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -873,11 +875,11 @@ func (z *OptionsOnlyTie) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *OptionsOnlyTie) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -889,11 +891,11 @@ func (*OptionsOnlyTie) MpkGenerated(*OptionsOnlyTie) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *OptionsOnlyTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -901,14 +903,14 @@ func (z *OptionsOnlyTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *OptionsOnlyTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *OptionsOnlyTie) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -922,7 +924,7 @@ func (z *OptionsOnlyTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "Y":
@@ -935,14 +937,14 @@ func (z *OptionsOnlyTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) 
 				var v17 int64
 				v17, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Y = int(v17)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -958,19 +960,19 @@ func (z *OtherPackages) Msgsize() (s int) {
 	s += 16
 	s += 16
 	s += 16
-	s += mpk.IntSize(int64(z.Dur))
-	s += mpk.StringSize(len(z.Num))
+	s += genrt.IntSize(int64(z.Dur))
+	s += genrt.StringSize(len(z.Num))
 	if z.Raw == nil {
 		s++
 	} else {
-		s += mpk.BytesSize(len(z.Raw))
+		s += genrt.BytesSize(len(z.Raw))
 	}
 	s += 15
 	s += 16
 	if z.Lvls == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Lvls))
+		s += genrt.HeaderSize(len(z.Lvls))
 		for _, v18 := range z.Lvls {
 			_ = v18
 			s += 16
@@ -979,11 +981,11 @@ func (z *OtherPackages) Msgsize() (s int) {
 	if z.ByKey == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.ByKey))
+		s += genrt.HeaderSize(len(z.ByKey))
 		for k19, v20 := range z.ByKey {
 			_, _ = k19, v20
 			s += 16
-			s += mpk.IntSize(int64(v20))
+			s += genrt.IntSize(int64(v20))
 		}
 	}
 	return s
@@ -992,9 +994,9 @@ func (z *OtherPackages) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *OtherPackages) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1058,11 +1060,11 @@ func (z *OtherPackages) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *OtherPackages) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1074,11 +1076,11 @@ func (*OtherPackages) MpkGenerated(*OtherPackages) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *OtherPackages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1086,14 +1088,14 @@ func (z *OtherPackages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *OtherPackages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1151,7 +1153,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "U":
@@ -1182,36 +1184,36 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 		}
 		switch field {
 		case 0:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.U, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.U, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.PU, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.PU, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Addr, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Addr, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Prefix, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Prefix, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Int, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Int, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			{
 				var v22 int64
 				v22, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Dur = time.Duration(v22)
 			}
@@ -1220,7 +1222,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 				var v23 string
 				v23, b, err = sa.ReadString(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Num = json.Number(v23)
 			}
@@ -1232,19 +1234,19 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 				var v24 []byte
 				v24, b, err = mpk.ReadBytes(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Raw = append(make(json.RawMessage, 0, len(v24)), v24...)
 			}
 		case 8:
 			z.When, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Lvl, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Lvl, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1254,7 +1256,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 				var n25, fl27 int
 				n25, fl27, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Lvls != nil && cap(z.Lvls) >= n25 {
 					z.Lvls = z.Lvls[:n25]
@@ -1263,22 +1265,22 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) (
 					z.Lvls = make([]Level, n25)
 				}
 				for i26 := range z.Lvls {
-					b, err = mpk.UnmarshalPrefixNested(b, &z.Lvls[i26], depth+2)
+					b, err = genrt.UnmarshalPrefixNested(b, &z.Lvls[i26], depth+2)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl27)
 			}
 		case 11:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.ByKey, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.ByKey, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1291,7 +1293,7 @@ func (z *Pointers) Msgsize() (s int) {
 	s = 9
 	if z.PP != nil {
 		if (*z.PP) != nil {
-			s += mpk.IntSize(int64((*(*z.PP))))
+			s += genrt.IntSize(int64((*(*z.PP))))
 		} else {
 			s++
 		}
@@ -1309,9 +1311,9 @@ func (z *Pointers) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Pointers) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1342,11 +1344,11 @@ func (z *Pointers) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Pointers) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1358,11 +1360,11 @@ func (*Pointers) MpkGenerated(*Pointers) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Pointers) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1370,14 +1372,14 @@ func (z *Pointers) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Pointers) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1395,7 +1397,7 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "PP":
@@ -1412,7 +1414,7 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			} else {
 				if z.PP == nil {
 					if err = sa.Alloc(8); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.PP = new(*int)
 				}
@@ -1422,7 +1424,7 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				} else {
 					if (*z.PP) == nil {
 						if err = sa.Alloc(8); err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 						(*z.PP) = new(int)
 					}
@@ -1430,7 +1432,7 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 						var v28 int64
 						v28, b, err = mpk.ReadInt(b)
 						if err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 						(*(*z.PP)) = int(v28)
 					}
@@ -1443,18 +1445,18 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			} else {
 				if z.Node == nil {
 					if err = sa.Alloc(40); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Node = new(Node)
 				}
 				if b, err = (*z.Node).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1465,13 +1467,13 @@ func (z *Pointers) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *TaggedTie) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.tieC.X))
+	s += genrt.IntSize(int64(z.tieC.X))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *TaggedTie) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1485,11 +1487,11 @@ func (z *TaggedTie) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *TaggedTie) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1501,11 +1503,11 @@ func (*TaggedTie) MpkGenerated(*TaggedTie) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *TaggedTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1513,14 +1515,14 @@ func (z *TaggedTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *TaggedTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *TaggedTie) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1534,7 +1536,7 @@ func (z *TaggedTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]by
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "X":
@@ -1547,14 +1549,14 @@ func (z *TaggedTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]by
 				var v29 int64
 				v29, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.tieC.X = int(v29)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1565,25 +1567,25 @@ func (z *TaggedTie) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]by
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tags) Msgsize() (s int) {
 	s = 82
-	s += mpk.IntSize(int64(z.Renamed))
-	s += mpk.StringSize(len(z.Empty))
-	s += mpk.IntSize(int64(z.Zero))
+	s += genrt.IntSize(int64(z.Renamed))
+	s += genrt.StringSize(len(z.Empty))
+	s += genrt.IntSize(int64(z.Zero))
 	if z.Both == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Both))
+		s += genrt.HeaderSize(len(z.Both))
 		for _, v30 := range z.Both {
 			_ = v30
-			s += mpk.IntSize(int64(v30))
+			s += genrt.IntSize(int64(v30))
 		}
 	}
 	if z.ZeroSlice == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.ZeroSlice))
+		s += genrt.HeaderSize(len(z.ZeroSlice))
 		for _, v31 := range z.ZeroSlice {
 			_ = v31
-			s += mpk.IntSize(int64(v31))
+			s += genrt.IntSize(int64(v31))
 		}
 	}
 	s += 16
@@ -1597,16 +1599,16 @@ func (z *Tags) Msgsize() (s int) {
 	}
 	s += 15
 	s += 16
-	s += mpk.IntSize(int64(z.Dash))
+	s += genrt.IntSize(int64(z.Dash))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tags) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1627,25 +1629,25 @@ func (z *Tags) mpkAppend(b []byte) (o []byte, err error) {
 	if z.ZeroSlice == nil {
 		n--
 	}
-	if mpk.OmitField(&z.Arr, true, false) {
+	if genrt.OmitField(&z.Arr, true, false) {
 		n--
 	}
-	if mpk.OmitField(&z.ArrZero, false, true) {
+	if genrt.OmitField(&z.ArrZero, false, true) {
 		n--
 	}
-	if mpk.OmitField(&z.Struct, false, true) {
+	if genrt.OmitField(&z.Struct, false, true) {
 		n--
 	}
-	if mpk.OmitField(&z.Custom, false, true) {
+	if genrt.OmitField(&z.Custom, false, true) {
 		n--
 	}
-	if mpk.OmitField(&z.PCustom, false, true) {
+	if genrt.OmitField(&z.PCustom, false, true) {
 		n--
 	}
-	if mpk.OmitField(&z.Time, false, true) {
+	if genrt.OmitField(&z.Time, false, true) {
 		n--
 	}
-	if mpk.OmitField(&z.PTime, true, false) {
+	if genrt.OmitField(&z.PTime, true, false) {
 		n--
 	}
 	o = mpk.AppendMapHeader(o, uint32(n))
@@ -1681,31 +1683,31 @@ func (z *Tags) mpkAppend(b []byte) (o []byte, err error) {
 			}
 		}
 	}
-	if !(mpk.OmitField(&z.Arr, true, false)) {
+	if !(genrt.OmitField(&z.Arr, true, false)) {
 		o = append(o, "\xa3Arr"...)
 		if o, err = mpk.MarshalAppend(o, z.Arr); err != nil {
 			return b, err
 		}
 	}
-	if !(mpk.OmitField(&z.ArrZero, false, true)) {
+	if !(genrt.OmitField(&z.ArrZero, false, true)) {
 		o = append(o, "\xa7ArrZero"...)
 		if o, err = mpk.MarshalAppend(o, z.ArrZero); err != nil {
 			return b, err
 		}
 	}
-	if !(mpk.OmitField(&z.Struct, false, true)) {
+	if !(genrt.OmitField(&z.Struct, false, true)) {
 		o = append(o, "\xa6Struct"...)
 		if o, err = z.Struct.mpkAppend(o); err != nil {
 			return b, err
 		}
 	}
-	if !(mpk.OmitField(&z.Custom, false, true)) {
+	if !(genrt.OmitField(&z.Custom, false, true)) {
 		o = append(o, "\xa6Custom"...)
 		if o, err = z.Custom.mpkAppend(o); err != nil {
 			return b, err
 		}
 	}
-	if !(mpk.OmitField(&z.PCustom, false, true)) {
+	if !(genrt.OmitField(&z.PCustom, false, true)) {
 		o = append(o, "\xa7PCustom"...)
 		if z.PCustom == nil {
 			o = mpk.AppendNil(o)
@@ -1715,11 +1717,11 @@ func (z *Tags) mpkAppend(b []byte) (o []byte, err error) {
 			}
 		}
 	}
-	if !(mpk.OmitField(&z.Time, false, true)) {
+	if !(genrt.OmitField(&z.Time, false, true)) {
 		o = append(o, "\xa4Time"...)
 		o = mpk.AppendTime(o, z.Time)
 	}
-	if !(mpk.OmitField(&z.PTime, true, false)) {
+	if !(genrt.OmitField(&z.PTime, true, false)) {
 		o = append(o, "\xa5PTime"...)
 		if o, err = mpk.MarshalAppend(o, z.PTime); err != nil {
 			return b, err
@@ -1732,11 +1734,11 @@ func (z *Tags) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tags) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1748,11 +1750,11 @@ func (*Tags) MpkGenerated(*Tags) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Tags) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1760,14 +1762,14 @@ func (z *Tags) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Tags) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1829,7 +1831,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "renamed":
@@ -1866,21 +1868,21 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var v34 int64
 				v34, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Renamed = int(v34)
 			}
 		case 1:
 			z.Empty, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			{
 				var v35 int64
 				v35, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Zero = int(v35)
 			}
@@ -1892,7 +1894,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var n36, fl38 int
 				n36, fl38, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Both != nil && cap(z.Both) >= n36 {
 					z.Both = z.Both[:n36]
@@ -1905,7 +1907,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 						var v39 int64
 						v39, b, err = mpk.ReadInt(b)
 						if err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 						z.Both[i37] = int(v39)
 					}
@@ -1920,7 +1922,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var n40, fl42 int
 				n40, fl42, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.ZeroSlice != nil && cap(z.ZeroSlice) >= n40 {
 					z.ZeroSlice = z.ZeroSlice[:n40]
@@ -1933,7 +1935,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 						var v43 int64
 						v43, b, err = mpk.ReadInt(b)
 						if err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 						z.ZeroSlice[i41] = int(v43)
 					}
@@ -1941,22 +1943,22 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				sa.Leave(fl42)
 			}
 		case 5:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Arr, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Arr, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.ArrZero, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.ArrZero, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
 			if b, err = z.Struct.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			if b, err = z.Custom.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1965,37 +1967,37 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			} else {
 				if z.PCustom == nil {
 					if err = sa.Alloc(8); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.PCustom = new(Zeroer)
 				}
 				if b, err = (*z.PCustom).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 10:
 			z.Time, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.PTime, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.PTime, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 12:
 			{
 				var v44 int64
 				v44, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Dash = int(v44)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2006,14 +2008,14 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *UnexportedEmbed) Msgsize() (s int) {
 	s = 5
-	s += mpk.IntSize(int64(z.inner.A))
-	s += mpk.IntSize(int64(z.B))
+	s += genrt.IntSize(int64(z.inner.A))
+	s += genrt.IntSize(int64(z.B))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *UnexportedEmbed) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2029,11 +2031,11 @@ func (z *UnexportedEmbed) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *UnexportedEmbed) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2045,11 +2047,11 @@ func (*UnexportedEmbed) MpkGenerated(*UnexportedEmbed) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *UnexportedEmbed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2057,14 +2059,14 @@ func (z *UnexportedEmbed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2082,7 +2084,7 @@ func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int)
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "A":
@@ -2097,7 +2099,7 @@ func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int)
 				var v45 int64
 				v45, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.inner.A = int(v45)
 			}
@@ -2106,14 +2108,14 @@ func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int)
 				var v46 int64
 				v46, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.B = int(v46)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2124,15 +2126,15 @@ func (z *UnexportedEmbed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int)
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *VMArray) Msgsize() (s int) {
 	s = 1
-	s += mpk.IntSize(int64(z.X))
-	s += mpk.IntSize(int64(z.Y))
-	s += mpk.StringSize(len(z.S))
+	s += genrt.IntSize(int64(z.X))
+	s += genrt.IntSize(int64(z.Y))
+	s += genrt.StringSize(len(z.S))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *VMArray) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2148,11 +2150,11 @@ func (z *VMArray) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *VMArray) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2164,11 +2166,11 @@ func (*VMArray) MpkGenerated(*VMArray) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *VMArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2176,21 +2178,21 @@ func (z *VMArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *VMArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *VMArray) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	if n > 0 {
 		{
 			var v47 int64
 			v47, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			z.X = int(v47)
 		}
@@ -2200,7 +2202,7 @@ func (z *VMArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var v48 int64
 			v48, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			z.Y = int(v48)
 		}
@@ -2208,13 +2210,13 @@ func (z *VMArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 	if n > 2 {
 		z.S, b, err = sa.ReadString(b)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	for i := 3; i < n; i++ {
-		b, err = mpk.SkipNested(b, depth+1)
+		b, err = genrt.SkipNested(b, depth+1)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	sa.Leave(fl)
@@ -2224,14 +2226,14 @@ func (z *VMArray) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *VMOmit) Msgsize() (s int) {
 	s = 5
-	s += mpk.IntSize(int64(z.A))
-	s += mpk.StringSize(len(z.B))
+	s += genrt.IntSize(int64(z.A))
+	s += genrt.StringSize(len(z.B))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *VMOmit) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2259,11 +2261,11 @@ func (z *VMOmit) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *VMOmit) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2275,11 +2277,11 @@ func (*VMOmit) MpkGenerated(*VMOmit) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *VMOmit) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2287,14 +2289,14 @@ func (z *VMOmit) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *VMOmit) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *VMOmit) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2312,7 +2314,7 @@ func (z *VMOmit) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "A":
@@ -2327,19 +2329,19 @@ func (z *VMOmit) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 				var v49 int64
 				v49, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.A = int(v49)
 			}
 		case 1:
 			z.B, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2350,13 +2352,13 @@ func (z *VMOmit) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Zeroer) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.V))
+	s += genrt.IntSize(int64(z.V))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Zeroer) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2370,11 +2372,11 @@ func (z *Zeroer) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Zeroer) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2386,11 +2388,11 @@ func (*Zeroer) MpkGenerated(*Zeroer) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Zeroer) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2398,14 +2400,14 @@ func (z *Zeroer) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Zeroer) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Zeroer) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2419,7 +2421,7 @@ func (z *Zeroer) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "V":
@@ -2432,14 +2434,14 @@ func (z *Zeroer) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 				var v50 int64
 				v50, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.V = int(v50)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2450,13 +2452,13 @@ func (z *Zeroer) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *inner) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.A))
+	s += genrt.IntSize(int64(z.A))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *inner) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2470,11 +2472,11 @@ func (z *inner) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *inner) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2486,11 +2488,11 @@ func (*inner) MpkGenerated(*inner) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2498,14 +2500,14 @@ func (z *inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *inner) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2519,7 +2521,7 @@ func (z *inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "A":
@@ -2532,14 +2534,14 @@ func (z *inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var v51 int64
 				v51, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.A = int(v51)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2550,13 +2552,13 @@ func (z *inner) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *tieA) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.X))
+	s += genrt.IntSize(int64(z.X))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *tieA) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2577,11 +2579,11 @@ func (z *tieA) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *tieA) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2593,11 +2595,11 @@ func (*tieA) MpkGenerated(*tieA) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *tieA) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2605,14 +2607,14 @@ func (z *tieA) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *tieA) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *tieA) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2626,7 +2628,7 @@ func (z *tieA) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "X":
@@ -2639,14 +2641,14 @@ func (z *tieA) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var v52 int64
 				v52, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.X = int(v52)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2657,13 +2659,13 @@ func (z *tieA) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *tieB) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.X))
+	s += genrt.IntSize(int64(z.X))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *tieB) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2677,11 +2679,11 @@ func (z *tieB) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *tieB) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2693,11 +2695,11 @@ func (*tieB) MpkGenerated(*tieB) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *tieB) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2705,14 +2707,14 @@ func (z *tieB) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *tieB) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *tieB) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2726,7 +2728,7 @@ func (z *tieB) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "X":
@@ -2739,14 +2741,14 @@ func (z *tieB) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var v53 int64
 				v53, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.X = int(v53)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -2757,13 +2759,13 @@ func (z *tieB) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *tieC) Msgsize() (s int) {
 	s = 3
-	s += mpk.IntSize(int64(z.X))
+	s += genrt.IntSize(int64(z.X))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *tieC) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -2777,11 +2779,11 @@ func (z *tieC) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *tieC) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2793,11 +2795,11 @@ func (*tieC) MpkGenerated(*tieC) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *tieC) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2805,14 +2807,14 @@ func (z *tieC) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *tieC) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *tieC) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2826,7 +2828,7 @@ func (z *tieC) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "X":
@@ -2839,14 +2841,14 @@ func (z *tieC) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var v54 int64
 				v54, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.X = int(v54)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}

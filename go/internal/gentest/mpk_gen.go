@@ -4,27 +4,29 @@ package gentest
 
 import (
 	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"slices"
 )
 
 // Keep the imports used whatever the types need.
 var _ = mpk.Skip
+var _ = genrt.Grow
 var _ = slices.Grow[[]byte]
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
 	s = 34
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.IntSize(int64(z.Price))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.IntSize(int64(z.Price))
 	if z.Colors == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Colors))
+		s += genrt.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
 			_ = v1
-			s += mpk.StringSize(len(v1))
+			s += genrt.StringSize(len(v1))
 		}
 	}
 	return s
@@ -32,7 +34,7 @@ func (z *Product) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -61,11 +63,11 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -77,11 +79,11 @@ func (*Product) MpkGenerated(*Product) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -89,14 +91,14 @@ func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Product) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -126,7 +128,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "Id":
@@ -145,22 +147,22 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			if mpk.NextType(b) == mpk.NilType {
@@ -170,7 +172,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				var n3, fl5 int
 				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Colors != nil && cap(z.Colors) >= n3 {
 					z.Colors = z.Colors[:n3]
@@ -181,15 +183,15 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i4 := range z.Colors {
 					z.Colors[i4], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl5)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -201,40 +203,40 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 func (z *Mixed) Msgsize() (s int) {
 	s = 118
 	s += 15
-	s += mpk.StringSize(len(z.Base.Note))
+	s += genrt.StringSize(len(z.Base.Note))
 	s++
-	s += mpk.IntSize(int64(z.I8))
-	s += mpk.IntSize(int64(z.I16))
-	s += mpk.IntSize(int64(z.I32))
-	s += mpk.IntSize(int64(z.I))
-	s += mpk.UintSize(uint64(z.U8))
-	s += mpk.UintSize(uint64(z.U16))
-	s += mpk.UintSize(uint64(z.U32))
-	s += mpk.UintSize(uint64(z.U64))
-	s += mpk.UintSize(uint64(z.U))
+	s += genrt.IntSize(int64(z.I8))
+	s += genrt.IntSize(int64(z.I16))
+	s += genrt.IntSize(int64(z.I32))
+	s += genrt.IntSize(int64(z.I))
+	s += genrt.UintSize(uint64(z.U8))
+	s += genrt.UintSize(uint64(z.U16))
+	s += genrt.UintSize(uint64(z.U32))
+	s += genrt.UintSize(uint64(z.U64))
+	s += genrt.UintSize(uint64(z.U))
 	s += 5
 	s += 9
-	s += mpk.StringSize(len(z.S))
-	s += mpk.StringSize(len(z.C))
+	s += genrt.StringSize(len(z.S))
+	s += genrt.StringSize(len(z.C))
 	if z.Raw == nil {
 		s++
 	} else {
-		s += mpk.BytesSize(len(z.Raw))
+		s += genrt.BytesSize(len(z.Raw))
 	}
-	s += mpk.BytesSize(len(z.Fixed))
+	s += genrt.BytesSize(len(z.Fixed))
 	if z.Tags == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Tags))
+		s += genrt.HeaderSize(len(z.Tags))
 		for _, v6 := range z.Tags {
 			_ = v6
-			s += mpk.StringSize(len(v6))
+			s += genrt.StringSize(len(v6))
 		}
 	}
 	if z.Items == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Items))
+		s += genrt.HeaderSize(len(z.Items))
 		for i7 := range z.Items {
 			s += z.Items[i7].Msgsize()
 		}
@@ -247,37 +249,37 @@ func (z *Mixed) Msgsize() (s int) {
 	if z.Counts == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Counts))
+		s += genrt.HeaderSize(len(z.Counts))
 		for k8, v9 := range z.Counts {
 			_, _ = k8, v9
-			s += mpk.StringSize(len(k8))
-			s += mpk.IntSize(int64(v9))
+			s += genrt.StringSize(len(k8))
+			s += genrt.IntSize(int64(v9))
 		}
 	}
 	if z.Named == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Named))
+		s += genrt.HeaderSize(len(z.Named))
 		for k10, v11 := range z.Named {
 			_, _ = k10, v11
-			s += mpk.StringSize(len(k10))
+			s += genrt.StringSize(len(k10))
 			s += v11.Msgsize()
 		}
 	}
 	s += 16
-	s += mpk.IntSize(int64(z.Omit))
+	s += genrt.IntSize(int64(z.Omit))
 	if z.Nested == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Nested))
+		s += genrt.HeaderSize(len(z.Nested))
 		for i12 := range z.Nested {
 			if z.Nested[i12] == nil {
 				s++
 			} else {
-				s += mpk.HeaderSize(len(z.Nested[i12]))
+				s += genrt.HeaderSize(len(z.Nested[i12]))
 				for _, v13 := range z.Nested[i12] {
 					_ = v13
-					s += mpk.IntSize(int64(v13))
+					s += genrt.IntSize(int64(v13))
 				}
 			}
 		}
@@ -288,9 +290,9 @@ func (z *Mixed) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mixed) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -438,11 +440,11 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -454,11 +456,11 @@ func (*Mixed) MpkGenerated(*Mixed) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Mixed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -466,14 +468,14 @@ func (z *Mixed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Mixed) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -587,7 +589,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created":
@@ -648,92 +650,92 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.Base.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Base.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.B, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.I8, b, err = mpk.ReadInt8(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.I16, b, err = mpk.ReadInt16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.I32, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			{
 				var v23 int64
 				v23, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.I = int(v23)
 			}
 		case 7:
 			z.U8, b, err = mpk.ReadUint8(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.U16, b, err = mpk.ReadUint16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.U32, b, err = mpk.ReadUint32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.U64, b, err = mpk.ReadUint(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			{
 				var v24 uint64
 				v24, b, err = mpk.ReadUint(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.U = uint(v24)
 			}
 		case 12:
 			z.F32, b, err = mpk.ReadFloat32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			z.F64, b, err = mpk.ReadFloat64(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 14:
 			z.S, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 15:
 			{
 				var v25 string
 				v25, b, err = sa.ReadString(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.C = Color(v25)
 			}
@@ -745,14 +747,14 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var v26 []byte
 				v26, b, err = mpk.ReadBytes(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Raw = append(make([]byte, 0, len(v26)), v26...)
 			}
 		case 17:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 18:
 			if mpk.NextType(b) == mpk.NilType {
@@ -762,7 +764,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n27, fl29 int
 				n27, fl29, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Tags != nil && cap(z.Tags) >= n27 {
 					z.Tags = z.Tags[:n27]
@@ -773,7 +775,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				for i28 := range z.Tags {
 					z.Tags[i28], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl29)
@@ -786,7 +788,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n30, fl32 int
 				n30, fl32, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Items != nil && cap(z.Items) >= n30 {
 					z.Items = z.Items[:n30]
@@ -796,7 +798,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				}
 				for i31 := range z.Items {
 					if b, err = z.Items[i31].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl32)
@@ -808,12 +810,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			} else {
 				if z.Ptr == nil {
 					if err = sa.Alloc(24); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Ptr = new(Item)
 				}
 				if b, err = (*z.Ptr).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 21:
@@ -824,7 +826,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n33, fl36 int
 				n33, fl36, b, err = sa.ReadMapHeaderIn(b, depth+1, 32)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Counts == nil {
 					z.Counts = make(map[string]int64, min(n33, 4096))
@@ -833,12 +835,12 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 					var k34 string
 					k34, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					var v35 int64
 					v35, b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Counts[string(k34)] = v35
 				}
@@ -852,7 +854,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n37, fl40 int
 				n37, fl40, b, err = sa.ReadMapHeaderIn(b, depth+1, 40)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Named == nil {
 					z.Named = make(map[Color]Point, min(n37, 4096))
@@ -861,27 +863,27 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 					var k38 string
 					k38, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					var v39 Point
 					if b, err = v39.mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Named[Color(k38)] = v39
 				}
 				sa.Leave(fl40)
 			}
 		case 23:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Any, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.Any, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 24:
 			{
 				var v41 int64
 				v41, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				z.Omit = int(v41)
 			}
@@ -893,7 +895,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n42, fl44 int
 				n42, fl44, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Nested != nil && cap(z.Nested) >= n42 {
 					z.Nested = z.Nested[:n42]
@@ -909,7 +911,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 						var n45, fl47 int
 						n45, fl47, b, err = sa.ReadArrayHeaderIn(b, depth+2, 2)
 						if err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 						if z.Nested[i43] != nil && cap(z.Nested[i43]) >= n45 {
 							z.Nested[i43] = z.Nested[i43][:n45]
@@ -920,7 +922,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 						for i46 := range z.Nested[i43] {
 							z.Nested[i43][i46], b, err = mpk.ReadInt16(b)
 							if err != nil {
-								return in, mpk.ShiftOffset(err, len(in)-len(b))
+								return in, genrt.ShiftOffset(err, len(in)-len(b))
 							}
 						}
 						sa.Leave(fl47)
@@ -929,9 +931,9 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				sa.Leave(fl44)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -942,14 +944,14 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Item) Msgsize() (s int) {
 	s = 9
-	s += mpk.StringSize(len(z.Sku))
-	s += mpk.UintSize(uint64(z.Qty))
+	s += genrt.StringSize(len(z.Sku))
+	s += genrt.UintSize(uint64(z.Qty))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Item) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -972,11 +974,11 @@ func (z *Item) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -988,11 +990,11 @@ func (*Item) MpkGenerated(*Item) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Item) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1000,14 +1002,14 @@ func (z *Item) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Item) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1025,7 +1027,7 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "sku":
@@ -1038,17 +1040,17 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Sku, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Qty, b, err = mpk.ReadUint16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1066,7 +1068,7 @@ func (z *Point) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Point) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1081,11 +1083,11 @@ func (z *Point) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1097,11 +1099,11 @@ func (*Point) MpkGenerated(*Point) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Point) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1109,31 +1111,31 @@ func (z *Point) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Point) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	if n > 0 {
 		z.X, b, err = mpk.ReadFloat64(b)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	if n > 1 {
 		z.Y, b, err = mpk.ReadFloat64(b)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	for i := 2; i < n; i++ {
-		b, err = mpk.SkipNested(b, depth+1)
+		b, err = genrt.SkipNested(b, depth+1)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	sa.Leave(fl)
@@ -1144,13 +1146,13 @@ func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 func (z *Base) Msgsize() (s int) {
 	s = 14
 	s += 15
-	s += mpk.StringSize(len(z.Note))
+	s += genrt.StringSize(len(z.Note))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Base) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1173,11 +1175,11 @@ func (z *Base) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1189,11 +1191,11 @@ func (*Base) MpkGenerated(*Base) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Base) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1201,14 +1203,14 @@ func (z *Base) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Base) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1226,7 +1228,7 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created":
@@ -1239,17 +1241,17 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1260,11 +1262,11 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tree) Msgsize() (s int) {
 	s = 29
-	s += mpk.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Name))
 	if z.Kids == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Kids))
+		s += genrt.HeaderSize(len(z.Kids))
 		for i48 := range z.Kids {
 			s += z.Kids[i48].Msgsize()
 		}
@@ -1277,10 +1279,10 @@ func (z *Tree) Msgsize() (s int) {
 	if z.ByName == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.ByName))
+		s += genrt.HeaderSize(len(z.ByName))
 		for k49, v50 := range z.ByName {
 			_, _ = k49, v50
-			s += mpk.StringSize(len(k49))
+			s += genrt.StringSize(len(k49))
 			s += v50.Msgsize()
 		}
 	}
@@ -1291,9 +1293,9 @@ func (z *Tree) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tree) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1349,11 +1351,11 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1365,11 +1367,11 @@ func (*Tree) MpkGenerated(*Tree) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Tree) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1377,14 +1379,14 @@ func (z *Tree) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Tree) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1414,7 +1416,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "name":
@@ -1433,7 +1435,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1443,7 +1445,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var n55, fl57 int
 				n55, fl57, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Kids != nil && cap(z.Kids) >= n55 {
 					z.Kids = z.Kids[:n55]
@@ -1453,7 +1455,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				}
 				for i56 := range z.Kids {
 					if b, err = z.Kids[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl57)
@@ -1465,12 +1467,12 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			} else {
 				if z.Next == nil {
 					if err = sa.Alloc(72); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Next = new(Tree)
 				}
 				if b, err = (*z.Next).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 3:
@@ -1481,7 +1483,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				var n58, fl61 int
 				n58, fl61, b, err = sa.ReadMapHeaderIn(b, depth+1, 96)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.ByName == nil {
 					z.ByName = make(map[string]Tree, min(n58, 4096))
@@ -1490,11 +1492,11 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 					var k59 string
 					k59, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					var v60 Tree
 					if b, err = v60.mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.ByName[string(k59)] = v60
 				}
@@ -1502,12 +1504,12 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			}
 		case 4:
 			if b, err = z.Leaf.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1518,11 +1520,11 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Order) Msgsize() (s int) {
 	s = 20
-	s += mpk.IntSize(int64(z.Id))
+	s += genrt.IntSize(int64(z.Id))
 	if z.Lines == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Lines))
+		s += genrt.HeaderSize(len(z.Lines))
 		for i62 := range z.Lines {
 			s += z.Lines[i62].Msgsize()
 		}
@@ -1532,16 +1534,16 @@ func (z *Order) Msgsize() (s int) {
 	} else {
 		s++
 	}
-	s += mpk.StringSize(len(z.Note))
+	s += genrt.StringSize(len(z.Note))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Order) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1577,11 +1579,11 @@ func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1593,11 +1595,11 @@ func (*Order) MpkGenerated(*Order) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Order) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1605,14 +1607,14 @@ func (z *Order) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Order) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1638,7 +1640,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -1655,7 +1657,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1665,7 +1667,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n64, fl66 int
 				n64, fl66, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Lines != nil && cap(z.Lines) >= n64 {
 					z.Lines = z.Lines[:n64]
@@ -1675,7 +1677,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				}
 				for i65 := range z.Lines {
 					if b, err = z.Lines[i65].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl66)
@@ -1687,23 +1689,23 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			} else {
 				if z.Ship == nil {
 					if err = sa.Alloc(16); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.Ship = new(Point)
 				}
 				if b, err = (*z.Ship).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 3:
 			z.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1717,7 +1719,7 @@ func (z *Pages) Msgsize() (s int) {
 	if z.P == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.P))
+		s += genrt.HeaderSize(len(z.P))
 		for i67 := range z.P {
 			s += z.P[i67].Msgsize()
 		}
@@ -1725,7 +1727,7 @@ func (z *Pages) Msgsize() (s int) {
 	if z.Q == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Q))
+		s += genrt.HeaderSize(len(z.Q))
 		for i68 := range z.Q {
 			if z.Q[i68] != nil {
 				s += (*z.Q[i68]).Msgsize()
@@ -1737,10 +1739,10 @@ func (z *Pages) Msgsize() (s int) {
 	if z.M == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.M))
+		s += genrt.HeaderSize(len(z.M))
 		for k69, v70 := range z.M {
 			_, _ = k69, v70
-			s += mpk.StringSize(len(k69))
+			s += genrt.StringSize(len(k69))
 			s += v70.Msgsize()
 		}
 	}
@@ -1750,9 +1752,9 @@ func (z *Pages) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Pages) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1809,11 +1811,11 @@ func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Pages) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1825,11 +1827,11 @@ func (*Pages) MpkGenerated(*Pages) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Pages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -1837,14 +1839,14 @@ func (z *Pages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Pages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1866,7 +1868,7 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "p":
@@ -1886,7 +1888,7 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n76, fl78 int
 				n76, fl78, b, err = sa.ReadArrayHeaderIn(b, depth+1, 4096)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.P != nil && cap(z.P) >= n76 {
 					z.P = z.P[:n76]
@@ -1896,7 +1898,7 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				}
 				for i77 := range z.P {
 					if b, err = z.P[i77].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
 				sa.Leave(fl78)
@@ -1909,7 +1911,7 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n79, fl81 int
 				n79, fl81, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Q != nil && cap(z.Q) >= n79 {
 					z.Q = z.Q[:n79]
@@ -1924,12 +1926,12 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 					} else {
 						if z.Q[i80] == nil {
 							if err = sa.Alloc(4096); err != nil {
-								return in, mpk.ShiftOffset(err, len(in)-len(b))
+								return in, genrt.ShiftOffset(err, len(in)-len(b))
 							}
 							z.Q[i80] = new(Page4k)
 						}
 						if b, err = (*z.Q[i80]).mpkUnmarshal(b, sa, depth+2); err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 					}
 				}
@@ -1943,7 +1945,7 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				var n82, fl85 int
 				n82, fl85, b, err = sa.ReadMapHeaderIn(b, depth+1, 4120)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.M == nil {
 					z.M = make(map[string]Page4k, min(n82, 4096))
@@ -1952,20 +1954,20 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 					var k83 string
 					k83, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					var v84 Page4k
 					if b, err = v84.mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 					z.M[string(k83)] = v84
 				}
 				sa.Leave(fl85)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
@@ -1976,13 +1978,13 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Page4k) Msgsize() (s int) {
 	s = 3
-	s += mpk.BytesSize(len(z.B))
+	s += genrt.BytesSize(len(z.B))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Page4k) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1996,11 +1998,11 @@ func (z *Page4k) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Page4k) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, 0)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2012,11 +2014,11 @@ func (*Page4k) MpkGenerated(*Page4k) {}
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
 // enclosed by depth containers.
 func (z *Page4k) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
-	var sa mpk.StringArena
+	var sa genrt.StringArena
 	sa.Begin(len(b))
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, mpk.FinishUnmarshal(b, err)
+		return rest, genrt.FinishUnmarshal(b, err)
 	}
 	return rest, nil
 }
@@ -2024,14 +2026,14 @@ func (z *Page4k) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Page4k) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Page4k) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
 	var n, fl int
 	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -2045,7 +2047,7 @@ func (z *Page4k) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "b":
@@ -2054,14 +2056,14 @@ func (z *Page4k) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte,
 		}
 		switch field {
 		case 0:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.B, depth+1)
+			b, err = genrt.UnmarshalPrefixNested(b, &z.B, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
