@@ -141,11 +141,16 @@ func CorpusCase(file string) (Case, bool) {
 	must(err)
 	name := "any/" + strings.TrimSuffix(file, ".json")
 	sides := []Side{
-		{Name: "mpk", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := mpk.Unmarshal(d, &x); return x, err }},
-		{Name: "msgp", Input: data, Unmarshal: func(d []byte) (any, error) { x, _, err := msgp.ReadIntfBytes(d); return x, err }},
-		{Name: "vmihailenco", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := vmihailenco.Unmarshal(d, &x); return x, err }},
-		{Name: "shamaton", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := shamaton.Unmarshal(d, &x); return x, err }},
-		{Name: "json", Input: text, Unmarshal: func(d []byte) (any, error) { var x any; err := json.Unmarshal(d, &x); return x, err }},
+		{Name: "mpk", Input: data, Marshal: func() ([]byte, error) { return mpk.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := mpk.Unmarshal(d, &x); return x, err }},
+		{Name: "msgp", Input: data, Marshal: func() ([]byte, error) { return msgp.AppendIntf(nil, doc) },
+			Unmarshal: func(d []byte) (any, error) { x, _, err := msgp.ReadIntfBytes(d); return x, err }},
+		{Name: "vmihailenco", Input: data, Marshal: func() ([]byte, error) { return vmihailenco.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := vmihailenco.Unmarshal(d, &x); return x, err }},
+		{Name: "shamaton", Input: data, Marshal: func() ([]byte, error) { return shamaton.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := shamaton.Unmarshal(d, &x); return x, err }},
+		{Name: "json", Input: text, Marshal: func() ([]byte, error) { return json.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := json.Unmarshal(d, &x); return x, err }},
 	}
 	want, _ := json.Marshal(doc)
 	for _, s := range sides {
