@@ -271,6 +271,18 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 	if enc := stdEncoder(t); enc != nil {
 		return enc
 	}
+	if t == mapStringAnyType {
+		// The documents of JSON-like data: the same fast path as inside an `any` (sorted pairs
+		// on a shared stack) rather than reflection's MapKeys, which allocates per key.
+		generic := newMapEncoder(t, flags)
+		return func(e *encodeState, v reflect.Value) {
+			if flags != 0 || !v.CanInterface() {
+				generic(e, v)
+				return
+			}
+			e.encodeStringMap(v.Interface().(map[string]any))
+		}
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return func(e *encodeState, v reflect.Value) { e.buf = AppendBool(e.buf, v.Bool()) }
@@ -489,6 +501,8 @@ func (e *encodeState) encodeStringMap(m map[string]any) {
 	e.order = e.order[:start]
 	e.depth--
 }
+
+var mapStringAnyType = reflect.TypeFor[map[string]any]()
 
 // anyPair is one pair of a map[string]any being written.
 type anyPair struct {

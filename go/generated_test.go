@@ -77,3 +77,16 @@ func TestGeneratedFastPath(t *testing.T) {
 		t.Errorf("malformed: %+v %v", g, err)
 	}
 }
+
+// TestMarshalAnyTreeAllocations: a tree of 200 nested map[string]any is written with a handful
+// of allocations (the output and its growth), not one per map.
+func TestMarshalAnyTreeAllocations(t *testing.T) {
+	root := map[string]any{}
+	for i := 0; i < 200; i++ {
+		root[string(rune('a'+i%26))+string(rune('a'+i/26))] = map[string]any{"x": int64(i), "y": []any{"s", map[string]any{"z": true}}}
+	}
+	Marshal(root) // warm the pools
+	if n := testing.AllocsPerRun(20, func() { Marshal(root) }); n > 6 {
+		t.Errorf("%v allocations per Marshal", n)
+	}
+}
