@@ -114,8 +114,9 @@ type decodeState struct {
 	keys     keyCache
 
 	// The last top-level type and its decoder (see encodeState.lastType).
-	lastType reflect.Type
-	lastDec  decoderFunc
+	lastType  reflect.Type
+	lastFlags codecFlags
+	lastDec   decoderFunc
 
 	maxAlloc   int64 // the allocation budget (see allocBudget)
 	allocated  int64
@@ -156,14 +157,8 @@ func (d *decodeState) unmarshal(v any) error {
 		return &InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
 	t := rv.Type()
-	if d.flags != 0 {
-		if err := typeDecoder(t.Elem(), d.flags)(d, rv.Elem()); err != nil {
-			return err
-		}
-		return d.finish()
-	}
-	if t != d.lastType {
-		d.lastType, d.lastDec = t, typeDecoder(t.Elem(), 0)
+	if t != d.lastType || d.flags != d.lastFlags {
+		d.lastType, d.lastFlags, d.lastDec = t, d.flags, typeDecoder(t.Elem(), d.flags)
 	}
 	if err := d.lastDec(d, rv.Elem()); err != nil {
 		return err

@@ -106,6 +106,7 @@ type encodeState struct {
 	lastType  reflect.Type
 	lastEnc   encoderFunc
 	lastDeref bool // lastType is a pointer to a struct and lastEnc that struct's encoder
+	lastFlags codecFlags
 
 	pairs []anyPair // the sort stack of encodeStringMap
 	order []int32   // and its order
@@ -153,16 +154,13 @@ func (e *encodeState) encode(v any) {
 	}
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
-	if e.flags != 0 {
-		typeEncoder(t, e.flags)(e, rv)
-		return
-	}
-	if t != e.lastType {
-		e.lastType, e.lastEnc, e.lastDeref = t, typeEncoder(t, 0), false
+	if t != e.lastType || e.flags != e.lastFlags {
+		f := e.flags
+		e.lastType, e.lastFlags, e.lastEnc, e.lastDeref = t, f, typeEncoder(t, f), false
 		// Marshal(&v) is the common call: go straight to the struct's encoder.
 		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
-			!t.Implements(marshalerType) && extByGoType(t) == nil {
-			e.lastEnc, e.lastDeref = typeEncoder(t.Elem(), 0), true
+			!t.Implements(marshalerType) && extByGoType(t) == nil && codecFor(t) == nil {
+			e.lastEnc, e.lastDeref = typeEncoder(t.Elem(), f), true
 		}
 	}
 	if e.lastDeref {

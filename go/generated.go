@@ -10,14 +10,14 @@ import (
 // that was checked first. mpkgen writes, besides MarshalMsg and UnmarshalMsg,
 //
 //	func (*T) MpkGenerated(*T) {}
-//	func (z *T) MpkDecodeNested(b []byte, depth int) ([]byte, error)
+//	func (z *T) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error)
 //
 // MpkGenerated's parameter shows that the methods are T's own: a struct that embeds a generated
 // type gets them promoted, with the embedded type in that place, and is encoded by its fields.
 
 type generatedCodec interface {
 	MarshalMsg(b []byte) ([]byte, error)
-	MpkDecodeNested(b []byte, depth int) ([]byte, error)
+	MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error)
 }
 
 // isGenerated reports whether *t has mpkgen's methods of its own.
@@ -64,7 +64,9 @@ func generatedDecoder(otherwise decoderFunc) decoderFunc {
 			v.SetZero() // as the reflection decoder does for a struct
 			return nil
 		}
-		_, err := v.Addr().Interface().(generatedCodec).MpkDecodeNested(d.data[h:d.off], d.depth)
+		// The generated code charges its allocations to what is left of this decode's budget.
+		_, left, err := v.Addr().Interface().(generatedCodec).MpkDecodeNested(d.data[h:d.off], d.depth, max(d.maxAlloc-d.allocated, 0))
+		d.allocated = d.maxAlloc - left
 		if err != nil {
 			err = shiftOffset(err, h)
 			if d.base != 0 {

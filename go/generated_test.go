@@ -13,10 +13,14 @@ func (*fakeGen) MpkGenerated(*fakeGen) {}
 func (z *fakeGen) MarshalMsg(b []byte) ([]byte, error) {
 	return AppendString(b, "gen"), nil
 }
-func (z *fakeGen) UnmarshalMsg(b []byte) ([]byte, error) { return z.MpkDecodeNested(b, 0) }
-func (z *fakeGen) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+func (z *fakeGen) UnmarshalMsg(b []byte) ([]byte, error) {
+	rest, _, err := z.MpkDecodeNested(b, 0, 1<<20)
+	return rest, err
+}
+func (z *fakeGen) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	z.A = 100 + depth
-	return Skip(b)
+	rest, err := Skip(b)
+	return rest, budget - 1000, err
 }
 
 // embedsGen gets fakeGen's methods promoted: it is not generated, and is encoded by its fields.

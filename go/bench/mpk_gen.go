@@ -77,15 +77,15 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Product) MpkGenerated(*Product) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Product) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -283,15 +283,15 @@ func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Tweet) MpkGenerated(*Tweet) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Tweet) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Tweet) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -565,15 +565,15 @@ func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*User) MpkGenerated(*User) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *User) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *User) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -884,15 +884,15 @@ func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Entities) MpkGenerated(*Entities) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Entities) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Entities) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1074,15 +1074,15 @@ func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Hashtag) MpkGenerated(*Hashtag) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Hashtag) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Hashtag) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1224,15 +1224,15 @@ func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Mention) MpkGenerated(*Mention) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Mention) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Mention) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1396,15 +1396,15 @@ func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*URL) MpkGenerated(*URL) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *URL) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *URL) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the

@@ -111,6 +111,15 @@ func (a *StringArena) Begin(n int) {
 	a.total, a.floor, a.budget = n, 0, mpk.DefaultAllocBudget(n)
 }
 
+// BeginBudget is Begin for a value decoded inside mpk.Unmarshal, which hands over what is left
+// of its own allocation budget (so nested generated values share one budget).
+func (a *StringArena) BeginBudget(n int, budget int64) {
+	a.total, a.floor, a.budget = n, 0, budget
+}
+
+// Budget returns the bytes left to allocate.
+func (a *StringArena) Budget() int64 { return a.budget }
+
 // refusalError is an allocation refused by a StringArena: a container whose count the input
 // cannot hold together with what the open containers owe, or one over the budget. Its Offset is
 // shifted like a DecodeError's on the way up; FinishUnmarshal turns it into the input's first

@@ -68,15 +68,15 @@ func (z *BlankArray) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*BlankArray) MpkGenerated(*BlankArray) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *BlankArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *BlankArray) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -177,15 +177,15 @@ func (z *EmbedVal) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*EmbedVal) MpkGenerated(*EmbedVal) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *EmbedVal) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *EmbedVal) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -313,15 +313,15 @@ func (z *Inner) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Inner) MpkGenerated(*Inner) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Inner) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -467,15 +467,15 @@ func (z *Keys) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Keys) MpkGenerated(*Keys) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Keys) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Keys) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -596,15 +596,15 @@ func (z *MarshalerField) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*MarshalerField) MpkGenerated(*MarshalerField) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *MarshalerField) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *MarshalerField) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -739,15 +739,15 @@ func (z *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Node) MpkGenerated(*Node) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Node) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Node) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -889,15 +889,15 @@ func (z *OptionsOnlyTie) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*OptionsOnlyTie) MpkGenerated(*OptionsOnlyTie) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *OptionsOnlyTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *OptionsOnlyTie) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1074,15 +1074,15 @@ func (z *OtherPackages) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*OtherPackages) MpkGenerated(*OtherPackages) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *OtherPackages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *OtherPackages) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1358,15 +1358,15 @@ func (z *Pointers) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Pointers) MpkGenerated(*Pointers) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Pointers) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Pointers) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1501,15 +1501,15 @@ func (z *TaggedTie) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*TaggedTie) MpkGenerated(*TaggedTie) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *TaggedTie) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *TaggedTie) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1748,15 +1748,15 @@ func (z *Tags) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Tags) MpkGenerated(*Tags) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Tags) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Tags) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2045,15 +2045,15 @@ func (z *UnexportedEmbed) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*UnexportedEmbed) MpkGenerated(*UnexportedEmbed) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *UnexportedEmbed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *UnexportedEmbed) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2164,15 +2164,15 @@ func (z *VMArray) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*VMArray) MpkGenerated(*VMArray) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *VMArray) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *VMArray) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2275,15 +2275,15 @@ func (z *VMOmit) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*VMOmit) MpkGenerated(*VMOmit) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *VMOmit) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *VMOmit) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2386,15 +2386,15 @@ func (z *Zeroer) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Zeroer) MpkGenerated(*Zeroer) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Zeroer) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Zeroer) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2486,15 +2486,15 @@ func (z *inner) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*inner) MpkGenerated(*inner) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *inner) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *inner) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2593,15 +2593,15 @@ func (z *tieA) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*tieA) MpkGenerated(*tieA) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *tieA) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *tieA) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2693,15 +2693,15 @@ func (z *tieB) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*tieB) MpkGenerated(*tieB) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *tieB) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *tieB) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2793,15 +2793,15 @@ func (z *tieC) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*tieC) MpkGenerated(*tieC) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *tieC) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *tieC) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the

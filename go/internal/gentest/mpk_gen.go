@@ -77,15 +77,15 @@ func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Product) MpkGenerated(*Product) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Product) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Product) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -454,15 +454,15 @@ func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Mixed) MpkGenerated(*Mixed) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Mixed) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Mixed) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -988,15 +988,15 @@ func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Item) MpkGenerated(*Item) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Item) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Item) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1097,15 +1097,15 @@ func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Point) MpkGenerated(*Point) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Point) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Point) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1189,15 +1189,15 @@ func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Base) MpkGenerated(*Base) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Base) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Base) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1365,15 +1365,15 @@ func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Tree) MpkGenerated(*Tree) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Tree) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Tree) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1593,15 +1593,15 @@ func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Order) MpkGenerated(*Order) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Order) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Order) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -1825,15 +1825,15 @@ func (z *Pages) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Pages) MpkGenerated(*Pages) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Pages) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Pages) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
@@ -2012,15 +2012,15 @@ func (z *Page4k) UnmarshalMsg(b []byte) ([]byte, error) {
 func (*Page4k) MpkGenerated(*Page4k) {}
 
 // MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
-// enclosed by depth containers.
-func (z *Page4k) MpkDecodeNested(b []byte, depth int) ([]byte, error) {
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Page4k) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
 	var sa genrt.StringArena
-	sa.Begin(len(b))
+	sa.BeginBudget(len(b), budget)
 	rest, err := z.mpkUnmarshal(b, &sa, depth)
 	if err != nil {
-		return rest, genrt.FinishUnmarshal(b, err)
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
 	}
-	return rest, nil
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
