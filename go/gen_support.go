@@ -93,25 +93,39 @@ func UnmarshalPrefix(b []byte, v any) ([]byte, error) {
 func init() {
 	bridge.SkipNested = skipNested
 	bridge.ReadHeaderNested = readHeaderNested
-	bridge.UnmarshalPrefixNested = unmarshalPrefixNested
+	bridge.UnmarshalPrefixNested = func(b []byte, v any, depth int, budget int64) ([]byte, int64, error) {
+		return unmarshalPrefixBudget(b, v, depth, budget)
+	}
 	bridge.OmitField = func(p any, omitEmpty, omitZero bool) bool {
 		return omitted(&field{omitEmpty: omitEmpty, omitZero: omitZero}, reflect.ValueOf(p).Elem())
 	}
 }
 
 func unmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
+	rest, _, err := unmarshalPrefixBudget(b, v, depth, -1)
+	return rest, err
+}
+
+// unmarshalPrefixBudget decodes the value at the start of b, enclosed by depth containers,
+// allocating at most budget bytes (-1: the default budget for the value); it returns what is
+// left of the budget, so that the fields generated code hands to reflection share its budget.
+func unmarshalPrefixBudget(b []byte, v any, depth int, budget int64) ([]byte, int64, error) {
 	rest, err := skipNested(b, depth)
 	if err != nil {
-		return b, err
+		return b, budget, err
 	}
 	d := getDecodeState(b[:len(b)-len(rest)], &defaultLimits, false, 0)
 	d.depth, d.startDepth = depth, depth
+	if budget >= 0 {
+		d.maxAlloc = budget
+	}
 	err = d.unmarshal(v)
+	left := max(d.maxAlloc-d.allocated, 0)
 	putDecodeState(d)
 	if err != nil {
-		return b, err
+		return b, left, err
 	}
-	return rest, nil
+	return rest, left, nil
 }
 
 func skipNested(b []byte, depth int) ([]byte, error) {

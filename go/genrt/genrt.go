@@ -46,10 +46,23 @@ func ShiftOffset(err error, n int) error {
 // own containers count from depth+1 and the default depth limit falls on the same head, with the
 // same kind and offset, as it does for Unmarshal on the whole message.
 
-// UnmarshalPrefixNested is mpk.UnmarshalPrefix for a value enclosed by depth containers;
-// generated code uses it for fields of types it does not handle itself.
+// UnmarshalPrefixNested is mpk.UnmarshalPrefix for a value enclosed by depth containers, with
+// the default allocation budget for the value.
 func UnmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
-	return bridge.UnmarshalPrefixNested(b, v, depth)
+	rest, _, err := bridge.UnmarshalPrefixNested(b, v, depth, -1)
+	return rest, err
+}
+
+// UnmarshalPrefix is UnmarshalPrefixNested charging what it allocates to the arena's budget
+// (once Begin was called): generated code uses it for fields of types it does not handle
+// itself, so that every value of one input shares one budget.
+func (a *StringArena) UnmarshalPrefix(b []byte, v any, depth int) ([]byte, error) {
+	if a.total == 0 {
+		return UnmarshalPrefixNested(b, v, depth)
+	}
+	rest, left, err := bridge.UnmarshalPrefixNested(b, v, depth, a.budget)
+	a.budget = left
+	return rest, err
 }
 
 // SkipNested is mpk.Skip for a value enclosed by depth containers.

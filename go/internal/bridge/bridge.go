@@ -6,6 +6,6 @@ package bridge
 var (
 	SkipNested            func(b []byte, depth int) ([]byte, error)
 	ReadHeaderNested      func(b []byte, depth int, array bool) (int, []byte, error)
-	UnmarshalPrefixNested func(b []byte, v any, depth int) ([]byte, error)
+	UnmarshalPrefixNested func(b []byte, v any, depth int, budget int64) ([]byte, int64, error)
 	OmitField             func(p any, omitEmpty, omitZero bool) bool
 )

@@ -783,5 +783,5 @@ func (g *gen) decode(x string, t types.Type, level int) {
 }
 
 func (g *gen) fallbackDecode(x, depth string) {
-	g.printf("b, err = genrt.UnmarshalPrefixNested(b, &%s, %s)\n%s", x, depth, g.check())
+	g.printf("b, err = sa.UnmarshalPrefix(b, &%s, %s)\n%s", x, depth, g.check())
 }

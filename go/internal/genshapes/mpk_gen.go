@@ -523,17 +523,17 @@ func (z *Keys) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte,
 		}
 		switch field {
 		case 0:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Ints, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Ints, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Addrs, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Addrs, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Bools, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Bools, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -646,12 +646,12 @@ func (z *MarshalerField) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int
 		}
 		switch field {
 		case 0:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.C, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.C, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.P, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.P, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1184,27 +1184,27 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int)
 		}
 		switch field {
 		case 0:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.U, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.U, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.PU, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.PU, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Addr, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Addr, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Prefix, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Prefix, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Int, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Int, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1244,7 +1244,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int)
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Lvl, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Lvl, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1265,7 +1265,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int)
 					z.Lvls = make([]Level, n25)
 				}
 				for i26 := range z.Lvls {
-					b, err = genrt.UnmarshalPrefixNested(b, &z.Lvls[i26], depth+2)
+					b, err = sa.UnmarshalPrefix(b, &z.Lvls[i26], depth+2)
 					if err != nil {
 						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
@@ -1273,7 +1273,7 @@ func (z *OtherPackages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int)
 				sa.Leave(fl27)
 			}
 		case 11:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.ByKey, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.ByKey, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1943,12 +1943,12 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte,
 				sa.Leave(fl42)
 			}
 		case 5:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Arr, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Arr, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.ArrZero, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.ArrZero, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1981,7 +1981,7 @@ func (z *Tags) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte,
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.PTime, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.PTime, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}

@@ -61,6 +61,18 @@ var genHostile = map[string]func() ([]byte, error){
 		err := mpk.Unmarshal(in, &ps)
 		return in, err
 	},
+	// A field the generated code hands to reflection shares the budget of UnmarshalMsg: 2000
+	// elements of 200 pointers to 4 KiB pages each (1.6 GB from 1.2 MB).
+	"book of pages by reflection, one budget": func() ([]byte, error) {
+		elem := []byte{0x81, 0xa1, 'r', 0xde, 0x00, 200}
+		for i := 0; i < 200; i++ {
+			elem = append(elem, 0xcc, byte(i), 0x80)
+		}
+		in := append([]byte{0x81, 0xa5, 'p', 'a', 'g', 'e', 's', 0xdc, 0x07, 0xd0}, bytes.Repeat(elem, 2000)...)
+		var bk Book
+		_, err := bk.UnmarshalMsg(in)
+		return in, err
+	},
 	"pointers to pages": func() ([]byte, error) {
 		in := pagesInput('q', 0x80)
 		var p Pages
@@ -143,6 +155,7 @@ func TestGeneratedHostileInputs(t *testing.T) {
 		{"pages of nils", "length_limit", 3, 16 << 20},
 		{"pointers to pages", "length_limit", 8 + (budget-8<<18)/4096, 96 << 20},
 		{"unmarshal []Pages, one budget", "length_limit", -1, 128 << 20},
+		{"book of pages by reflection, one budget", "length_limit", -1, 512 << 20},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGenHostileChild$", "-test.count=1")

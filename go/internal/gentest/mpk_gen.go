@@ -752,7 +752,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 				z.Raw = append(make([]byte, 0, len(v26)), v26...)
 			}
 		case 17:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Fixed, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -874,7 +874,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 				sa.Leave(fl40)
 			}
 		case 23:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.Any, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Any, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
@@ -1715,7 +1715,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Pages) Msgsize() (s int) {
-	s = 7
+	s = 9
 	if z.P == nil {
 		s++
 	} else {
@@ -1746,6 +1746,20 @@ func (z *Pages) Msgsize() (s int) {
 			s += v70.Msgsize()
 		}
 	}
+	if z.R == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.R))
+		for k71, v72 := range z.R {
+			_, _ = k71, v72
+			s += genrt.IntSize(int64(k71))
+			if v72 != nil {
+				s += (*v72).Msgsize()
+			} else {
+				s++
+			}
+		}
+	}
 	return s
 }
 
@@ -1762,13 +1776,13 @@ func (z *Pages) MarshalMsg(b []byte) ([]byte, error) {
 // outermost struct made, instead of sizing themselves again.
 func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
 	o = b
-	o = append(o, "\x83\xa1p"...)
+	o = append(o, "\x84\xa1p"...)
 	if z.P == nil {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.P)))
-		for i71 := range z.P {
-			if o, err = z.P[i71].mpkAppend(o); err != nil {
+		for i73 := range z.P {
+			if o, err = z.P[i73].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1778,11 +1792,11 @@ func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Q)))
-		for i72 := range z.Q {
-			if z.Q[i72] == nil {
+		for i74 := range z.Q {
+			if z.Q[i74] == nil {
 				o = mpk.AppendNil(o)
 			} else {
-				if o, err = z.Q[i72].mpkAppend(o); err != nil {
+				if o, err = z.Q[i74].mpkAppend(o); err != nil {
 					return b, err
 				}
 			}
@@ -1793,18 +1807,22 @@ func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.M)))
-		keys73 := make([]string, 0, len(z.M))
-		for k74 := range z.M {
-			keys73 = append(keys73, k74)
+		keys75 := make([]string, 0, len(z.M))
+		for k76 := range z.M {
+			keys75 = append(keys75, k76)
 		}
-		slices.Sort(keys73)
-		for _, k74 := range keys73 {
-			o = mpk.AppendString(o, string(k74))
-			v75 := z.M[k74]
-			if o, err = v75.mpkAppend(o); err != nil {
+		slices.Sort(keys75)
+		for _, k76 := range keys75 {
+			o = mpk.AppendString(o, string(k76))
+			v77 := z.M[k76]
+			if o, err = v77.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
+	}
+	o = append(o, "\xa1r"...)
+	if o, err = mpk.MarshalAppend(o, z.R); err != nil {
+		return b, err
 	}
 	return o, err
 }
@@ -1863,6 +1881,10 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 			if len(b) >= 2 && string(b[:2]) == "\xa1m" {
 				b, field = b[2:], 2
 			}
+		case 3:
+			if len(b) >= 2 && string(b[:2]) == "\xa1r" {
+				b, field = b[2:], 3
+			}
 		}
 		if field < 0 {
 			var key []byte
@@ -1877,6 +1899,8 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 				field = 1
 			case "m":
 				field = 2
+			case "r":
+				field = 3
 			}
 		}
 		switch field {
@@ -1885,84 +1909,89 @@ func (z *Pages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte
 				b = b[1:]
 				z.P = nil
 			} else {
-				var n76, fl78 int
-				n76, fl78, b, err = sa.ReadArrayHeaderIn(b, depth+1, 4096)
+				var n78, fl80 int
+				n78, fl80, b, err = sa.ReadArrayHeaderIn(b, depth+1, 4096)
 				if err != nil {
 					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.P != nil && cap(z.P) >= n76 {
-					z.P = z.P[:n76]
+				if z.P != nil && cap(z.P) >= n78 {
+					z.P = z.P[:n78]
 					clear(z.P)
 				} else {
-					z.P = make([]Page4k, n76)
+					z.P = make([]Page4k, n78)
 				}
-				for i77 := range z.P {
-					if b, err = z.P[i77].mpkUnmarshal(b, sa, depth+2); err != nil {
+				for i79 := range z.P {
+					if b, err = z.P[i79].mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
-				sa.Leave(fl78)
+				sa.Leave(fl80)
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Q = nil
 			} else {
-				var n79, fl81 int
-				n79, fl81, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
+				var n81, fl83 int
+				n81, fl83, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
 					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Q != nil && cap(z.Q) >= n79 {
-					z.Q = z.Q[:n79]
+				if z.Q != nil && cap(z.Q) >= n81 {
+					z.Q = z.Q[:n81]
 					clear(z.Q)
 				} else {
-					z.Q = make([]*Page4k, n79)
+					z.Q = make([]*Page4k, n81)
 				}
-				for i80 := range z.Q {
+				for i82 := range z.Q {
 					if mpk.NextType(b) == mpk.NilType {
 						b = b[1:]
-						z.Q[i80] = nil
+						z.Q[i82] = nil
 					} else {
-						if z.Q[i80] == nil {
+						if z.Q[i82] == nil {
 							if err = sa.Alloc(4096); err != nil {
 								return in, genrt.ShiftOffset(err, len(in)-len(b))
 							}
-							z.Q[i80] = new(Page4k)
+							z.Q[i82] = new(Page4k)
 						}
-						if b, err = (*z.Q[i80]).mpkUnmarshal(b, sa, depth+2); err != nil {
+						if b, err = (*z.Q[i82]).mpkUnmarshal(b, sa, depth+2); err != nil {
 							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
 					}
 				}
-				sa.Leave(fl81)
+				sa.Leave(fl83)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.M = nil
 			} else {
-				var n82, fl85 int
-				n82, fl85, b, err = sa.ReadMapHeaderIn(b, depth+1, 4120)
+				var n84, fl87 int
+				n84, fl87, b, err = sa.ReadMapHeaderIn(b, depth+1, 4120)
 				if err != nil {
 					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.M == nil {
-					z.M = make(map[string]Page4k, min(n82, 4096))
+					z.M = make(map[string]Page4k, min(n84, 4096))
 				}
-				for ; n82 > 0; n82-- {
-					var k83 string
-					k83, b, err = sa.ReadString(b)
+				for ; n84 > 0; n84-- {
+					var k85 string
+					k85, b, err = sa.ReadString(b)
 					if err != nil {
 						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					var v84 Page4k
-					if b, err = v84.mpkUnmarshal(b, sa, depth+2); err != nil {
+					var v86 Page4k
+					if b, err = v86.mpkUnmarshal(b, sa, depth+2); err != nil {
 						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					z.M[string(k83)] = v84
+					z.M[string(k85)] = v86
 				}
-				sa.Leave(fl85)
+				sa.Leave(fl87)
+			}
+		case 3:
+			b, err = sa.UnmarshalPrefix(b, &z.R, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
 			b, err = genrt.SkipNested(b, depth+1)
@@ -2056,9 +2085,143 @@ func (z *Page4k) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byt
 		}
 		switch field {
 		case 0:
-			b, err = genrt.UnmarshalPrefixNested(b, &z.B, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.B, depth+1)
 			if err != nil {
 				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = genrt.SkipNested(b, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Book) Msgsize() (s int) {
+	s = 7
+	if z.Pages == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.Pages))
+		for i88 := range z.Pages {
+			s += z.Pages[i88].Msgsize()
+		}
+	}
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Book) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+	}
+	s := genrt.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Book) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x81\xa5pages"...)
+	if z.Pages == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Pages)))
+		for i89 := range z.Pages {
+			if o, err = z.Pages[i89].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Book) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Book's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Book) MpkGenerated(*Book) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Book) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Book) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 6 && string(b[:6]) == "\xa5pages" {
+				b, field = b[6:], 0
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "pages":
+				field = 0
+			}
+		}
+		switch field {
+		case 0:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Pages = nil
+			} else {
+				var n90, fl92 int
+				n90, fl92, b, err = sa.ReadArrayHeaderIn(b, depth+1, 64)
+				if err != nil {
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Pages != nil && cap(z.Pages) >= n90 {
+					z.Pages = z.Pages[:n90]
+					clear(z.Pages)
+				} else {
+					z.Pages = make([]Pages, n90)
+				}
+				for i91 := range z.Pages {
+					if b, err = z.Pages[i91].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+				sa.Leave(fl92)
 			}
 		default:
 			b, err = genrt.SkipNested(b, depth+1)
