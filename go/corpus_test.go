@@ -593,8 +593,7 @@ func mapEqual(x any, want typed.Value) (eq, ok bool) {
 			seen[k] = true
 		}
 		for i := 0; i < len(want.Items); i += 2 {
-			k := string(want.Items[i].Bytes)
-			v, found := m[k]
+			v, found := m[string(want.Items[i].Bytes)]
 			if !found {
 				return false, true
 			}

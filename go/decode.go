@@ -48,6 +48,19 @@ type DecodeOptions struct {
 	MapAnyAny   bool    // decode every map into an `any` as map[any]any
 	CopyStrings bool    // give every decoded string and []byte its own allocation
 
+	// DisallowUnknownFields makes a map key that names no field of the struct being decoded
+	// (or an array element past an asarray struct's fields) an *UnknownFieldError, reported
+	// like a type mismatch once the rest is decoded. By default such pairs are skipped.
+	DisallowUnknownFields bool
+
+	// TagName is the struct tag key to read instead of "msgpack" (with JSONTags, "json" is
+	// still the fallback).
+	TagName string
+
+	// IgnoreGenerated decodes types with mpkgen's methods by reflection (Unmarshal's own rules
+	// for values that do not fit, see the README), as any option other than the defaults does.
+	IgnoreGenerated bool
+
 	// MaxAlloc bounds the bytes one decode allocates: 0 means the default budget,
 	// DefaultAllocBudget(len(data)), which is proportional to the input; a negative value means
 	// no bound. Declared counts are already checked against the bytes present, across all open
@@ -65,15 +78,26 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	if lim == nil {
 		lim = &defaultLimits
 	}
-	var flags codecFlags
-	if o.JSONTags {
-		flags = flagJSONTags
-	}
-	d := getDecodeState(data, lim, o.StrictUTF8, flags)
+	d := getDecodeState(data, lim, o.StrictUTF8, o.flags())
 	d.mapAny, d.copyStrings, d.maxAlloc = o.MapAnyAny, o.CopyStrings, allocBudget(o.MaxAlloc, len(data))
+	d.plain = d.plain && !o.MapAnyAny && !o.CopyStrings && o.MaxAlloc == 0
 	err := d.unmarshal(v)
 	putDecodeState(d)
 	return err
+}
+
+func (o DecodeOptions) flags() codecFlags {
+	f := tagFlags(o.TagName)
+	if o.JSONTags {
+		f |= flagJSONTags
+	}
+	if o.DisallowUnknownFields {
+		f |= flagNoUnknown
+	}
+	if o.IgnoreGenerated {
+		f |= flagNoGenerated
+	}
+	return f
 }
 
 // decodeState is the state of one decode: the reader, the first type error, and the string arena.
@@ -90,13 +114,16 @@ type decodeState struct {
 	keys     keyCache
 
 	// The last top-level type and its decoder (see encodeState.lastType).
-	lastType reflect.Type
-	lastDec  decoderFunc
+	lastType  reflect.Type
+	lastFlags codecFlags
+	lastDec   decoderFunc
 
 	maxAlloc   int64 // the allocation budget (see allocBudget)
 	allocated  int64
-	startDepth int   // containers enclosing data's value (UnmarshalPrefixNested)
-	allocErr   error // the budget ran out while copying a string: reported at the next charge
+	startDepth int // containers enclosing data's value (UnmarshalPrefixNested)
+	// plain: the options are the defaults, which generated code (mpkgen) assumes.
+	plain    bool
+	allocErr error // the budget ran out while copying a string: reported at the next charge
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -107,6 +134,7 @@ func getDecodeState(data []byte, lim *Limits, strict bool, flags codecFlags) *de
 	d.strict = strict
 	d.saved, d.flags, d.mapAny, d.copyStrings, d.arena, d.arenaOff = nil, flags, false, false, nil, 0
 	d.maxAlloc, d.allocated, d.allocErr, d.startDepth = DefaultAllocBudget(len(data)), 0, nil, 0
+	d.plain = !strict && *lim == defaultLimits
 	return d
 }
 
@@ -129,14 +157,8 @@ func (d *decodeState) unmarshal(v any) error {
 		return &InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
 	t := rv.Type()
-	if d.flags != 0 {
-		if err := typeDecoder(t.Elem(), d.flags)(d, rv.Elem()); err != nil {
-			return err
-		}
-		return d.finish()
-	}
-	if t != d.lastType {
-		d.lastType, d.lastDec = t, typeDecoder(t.Elem(), 0)
+	if t != d.lastType || d.flags != d.lastFlags {
+		d.lastType, d.lastFlags, d.lastDec = t, d.flags, typeDecoder(t.Elem(), d.flags)
 	}
 	if err := d.lastDec(d, rv.Elem()); err != nil {
 		return err
@@ -301,6 +323,12 @@ func typeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 var unmarshalerType = reflect.TypeFor[Unmarshaler]()
 
 func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
+	if c := codecFor(t); c != nil && c.decode != nil {
+		return customDecoder(c)
+	}
+	if flags == 0 && isGenerated(t) {
+		return generatedDecoder(newStructDecoder(t, flags))
+	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return unmarshalerDecoder
 	}
@@ -316,6 +344,9 @@ func newTypeDecoder(t reflect.Type, flags codecFlags) decoderFunc {
 		return extValueDecoder
 	case rawType:
 		return rawDecoder
+	}
+	if dec := stdDecoder(t); dec != nil {
+		return dec
 	}
 	switch t.Kind() {
 	case reflect.Bool:

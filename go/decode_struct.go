@@ -2,6 +2,7 @@ package mpk
 
 import (
 	"reflect"
+	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -16,7 +17,19 @@ type structDecoder struct {
 }
 
 func newStructDecoder(t reflect.Type, flags codecFlags) decoderFunc {
-	sd := &structDecoder{fields: typeFields(t, flags&flagJSONTags != 0), flags: flags}
+	sd := &structDecoder{fields: typeFields(t, flags), flags: flags}
+	if err := sd.fields.err; err != nil {
+		return func(d *decodeState, v reflect.Value) error { return err }
+	}
+	if opaqueStruct(t, sd.fields) {
+		return func(d *decodeState, v reflect.Value) error {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			d.save(&UnsupportedTypeError{Type: t, Reason: opaqueReason})
+			return nil
+		}
+	}
 	return sd.decode
 }
 
@@ -84,6 +97,9 @@ pairs:
 			}
 			if t.t != StrType {
 				// A key that is not a str names no field: skip the pair.
+				if sd.flags&flagNoUnknown != 0 {
+					d.unknownField(v.Type(), t.describe(), kh)
+				}
 				d.off = kh
 				if err := d.skip(); err != nil {
 					return err
@@ -99,6 +115,9 @@ pairs:
 	lookup:
 		idx := sd.lookup(key, i)
 		if idx < 0 {
+			if sd.flags&flagNoUnknown != 0 {
+				d.unknownField(v.Type(), string(key), kh)
+			}
 			if err := d.skip(); err != nil {
 				return err
 			}
@@ -181,6 +200,9 @@ func (sd *structDecoder) decodeArray(d *decodeState, v reflect.Value, n int) err
 	d.floor = d.open
 	for i := 0; i < n; i++ {
 		if i >= len(list) {
+			if sd.flags&flagNoUnknown != 0 {
+				d.unknownField(v.Type(), "element "+strconv.Itoa(i), d.off)
+			}
 			if err := d.skip(); err != nil {
 				return err
 			}
@@ -207,4 +229,24 @@ func fieldForSet(v reflect.Value, index []int) reflect.Value {
 		v = v.Field(x)
 	}
 	return v
+}
+
+// unknownField saves an *UnknownFieldError for the key at h (DisallowUnknownFields).
+func (d *decodeState) unknownField(t reflect.Type, key string, h int) {
+	if d.saved == nil {
+		d.saved = &UnknownFieldError{Type: t, Key: key, Offset: d.base + int64(h)}
+	}
+}
+
+// An UnknownFieldError reports, with DecodeOptions.DisallowUnknownFields, a map key that names
+// no field of the struct being decoded (Key is the key, or "element N" for an array element past
+// an asarray struct's fields).
+type UnknownFieldError struct {
+	Type   reflect.Type
+	Key    string
+	Offset int64 // the key's head byte
+}
+
+func (e *UnknownFieldError) Error() string {
+	return "mpk: unknown field " + strconv.Quote(e.Key) + " for " + e.Type.String() + " at byte " + strconv.FormatInt(e.Offset, 10)
 }

@@ -1,10 +1,12 @@
 package mpk
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -40,6 +42,20 @@ func Marshal(v any) ([]byte, error) {
 // EncodeOptions changes how values are encoded. The zero value is the default of Marshal.
 type EncodeOptions struct {
 	JSONTags bool // use a field's `json` tag when it has no `msgpack` tag
+
+	// SortMapKeys writes the pairs of every map in a fixed order, whatever its key type: maps
+	// whose keys are not strings, ints or uints (which are always sorted) are sorted by the
+	// bytes of their encoded keys. Without it such maps (map[any]any, float or struct keys)
+	// come out in Go's random map order.
+	SortMapKeys bool
+
+	// TagName is the struct tag key to read instead of "msgpack" (with JSONTags, "json" is
+	// still the fallback).
+	TagName string
+
+	// IgnoreGenerated encodes types with mpkgen's methods by reflection too (the same bytes,
+	// slower); for tests that compare the two.
+	IgnoreGenerated bool
 }
 
 // Marshal is Marshal with these options.
@@ -48,16 +64,29 @@ func (o EncodeOptions) Marshal(v any) ([]byte, error) {
 }
 
 func (o EncodeOptions) flags() codecFlags {
+	f := tagFlags(o.TagName)
 	if o.JSONTags {
-		return flagJSONTags
+		f |= flagJSONTags
 	}
-	return 0
+	if o.SortMapKeys {
+		f |= flagSortKeys
+	}
+	if o.IgnoreGenerated {
+		f |= flagNoGenerated
+	}
+	return f
 }
 
 // codecFlags select a variant of a type's codec; each variant is cached apart.
-type codecFlags uint8
+type codecFlags uint32
 
-const flagJSONTags codecFlags = 1
+const (
+	flagJSONTags    codecFlags = 1 << iota // fall back to json tags
+	flagSortKeys                           // EncodeOptions.SortMapKeys
+	flagNoUnknown                          // DecodeOptions.DisallowUnknownFields
+	flagNoGenerated                        // IgnoreGenerated
+	tagShift        = 8                    // bits from 8 up: the tag name's number (tagFlags)
+)
 
 type codecKey struct {
 	t     reflect.Type
@@ -77,6 +106,10 @@ type encodeState struct {
 	lastType  reflect.Type
 	lastEnc   encoderFunc
 	lastDeref bool // lastType is a pointer to a struct and lastEnc that struct's encoder
+	lastFlags codecFlags
+
+	pairs []anyPair // the sort stack of encodeStringMap
+	order []int32   // and its order
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.
@@ -93,13 +126,24 @@ func marshal(v any, flags codecFlags) ([]byte, error) {
 	e.encode(v)
 	var out []byte
 	err := e.err
-	if err == nil {
+	switch {
+	case err != nil:
+	case cap(e.buf) > pooledBufferMax:
+		// Too large to keep in the pool: the buffer the appends grew is handed over as it is
+		// (with up to twice the room it needs) instead of copied, which saves copying a large
+		// document once more; the pooled state starts a new buffer.
+		out, e.buf = e.buf, make([]byte, 0, 512)
+	default:
 		out = make([]byte, len(e.buf))
 		copy(out, e.buf)
 	}
-	if cap(e.buf) <= pooledBufferMax {
-		encodeStatePool.Put(e)
+	if cap(e.buf) > pooledBufferMax {
+		e.buf = make([]byte, 0, 512)
 	}
+	if cap(e.pairs) > 4096 {
+		e.pairs, e.order = nil, nil
+	}
+	encodeStatePool.Put(e)
 	return out, err
 }
 
@@ -110,16 +154,13 @@ func (e *encodeState) encode(v any) {
 	}
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
-	if e.flags != 0 {
-		typeEncoder(t, e.flags)(e, rv)
-		return
-	}
-	if t != e.lastType {
-		e.lastType, e.lastEnc, e.lastDeref = t, typeEncoder(t, 0), false
+	if t != e.lastType || e.flags != e.lastFlags {
+		f := e.flags
+		e.lastType, e.lastFlags, e.lastEnc, e.lastDeref = t, f, typeEncoder(t, f), false
 		// Marshal(&v) is the common call: go straight to the struct's encoder.
 		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
-			!t.Implements(marshalerType) && extByGoType(t) == nil {
-			e.lastEnc, e.lastDeref = typeEncoder(t.Elem(), 0), true
+			!t.Implements(marshalerType) && extByGoType(t) == nil && codecFor(t) == nil {
+			e.lastEnc, e.lastDeref = typeEncoder(t.Elem(), f), true
 		}
 	}
 	if e.lastDeref {
@@ -181,6 +222,12 @@ type Marshaler interface {
 }
 
 func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
+	if c := codecFor(t); c != nil && c.encode != nil {
+		return customEncoder(c)
+	}
+	if flags == 0 && allowAddr && isGenerated(t) {
+		return generatedEncoder(newTypeEncoder(t, flags, false))
+	}
 	// A method on the pointer is used when the value is addressable, as in encoding/json.
 	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
 		return condAddrEncoder(addrMarshalerEncoder, newTypeEncoder(t, flags, false))
@@ -219,6 +266,21 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 			e.buf = append(e.buf, v.Bytes()...)
 		}
 	}
+	if enc := stdEncoder(t); enc != nil {
+		return enc
+	}
+	if t == mapStringAnyType {
+		// The documents of JSON-like data: the same fast path as inside an `any` (sorted pairs
+		// on a shared stack) rather than reflection's MapKeys, which allocates per key.
+		generic := newMapEncoder(t, flags)
+		return func(e *encodeState, v reflect.Value) {
+			if flags != 0 || !v.CanInterface() {
+				generic(e, v)
+				return
+			}
+			e.encodeStringMap(v.Interface().(map[string]any))
+		}
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return func(e *encodeState, v reflect.Value) { e.buf = AppendBool(e.buf, v.Bool()) }
@@ -241,7 +303,7 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 	case reflect.Map:
 		return newMapEncoder(t, flags)
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
 			return func(e *encodeState, v reflect.Value) {
 				if v.IsNil() {
 					e.buf = append(e.buf, mNil)
@@ -252,7 +314,7 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 		}
 		return newSliceEncoder(t, flags)
 	case reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) {
+		if t.Elem().Kind() == reflect.Uint8 && !implementsAny(t.Elem()) {
 			return func(e *encodeState, v reflect.Value) {
 				e.buf = AppendBytesHeader(e.buf, v.Len())
 				for i := 0; i < v.Len(); i++ {
@@ -406,20 +468,44 @@ func (e *encodeState) encodeStringMap(m map[string]any) {
 		return
 	}
 	e.buf = AppendMapHeader(e.buf, uint32(len(m)))
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	if !e.enterNested() {
 		e.depth--
 		return
 	}
-	for _, k := range keys {
-		e.buf = AppendString(e.buf, k)
-		e.encodeAny(m[k])
+	// The pairs are sorted in a stack shared by the nested maps of one Marshal (pooled with
+	// the state), rather than in a slice of keys made per map: a JSON-like document has a map
+	// per object, and the per-map slice was one allocation each; taking the value with its key
+	// also saves a lookup per pair.
+	// What is sorted is a slice of indexes into the pairs: it holds no pointers, so the swaps
+	// cost no GC write barriers (sorting the pairs themselves spent half of Marshal's time on
+	// twitter.json in them, CPU profile).
+	start := len(e.pairs)
+	for k, v := range m {
+		e.pairs = append(e.pairs, anyPair{k, v})
+		e.order = append(e.order, 0)
 	}
+	pairs := e.pairs[start:]
+	order := e.order[start:]
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pairs[a].k, pairs[b].k) })
+	for _, i := range order {
+		e.buf = AppendString(e.buf, pairs[i].k)
+		e.encodeAny(pairs[i].v)
+	}
+	clear(pairs) // keep no reference to the caller's data in the pooled state
+	e.pairs = e.pairs[:start]
+	e.order = e.order[:start]
 	e.depth--
+}
+
+var mapStringAnyType = reflect.TypeFor[map[string]any]()
+
+// anyPair is one pair of a map[string]any being written.
+type anyPair struct {
+	k string
+	v any
 }
 
 // enterNested counts one more level of pointers or interfaces; the caller decrements depth.
@@ -496,10 +582,15 @@ func newArrayEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 	}
 }
 
-// implementsAny reports whether t has its own encoding (a Marshaler or a registered ext), so a
+// implementsAny reports whether t has its own encoding or decoding (a registered codec, a
+// Marshaler or Unmarshaler, a registered ext, a binary or text marshaler or unmarshaler), so a
 // shortcut by kind would be wrong.
 func implementsAny(t reflect.Type) bool {
-	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || extByGoType(t) != nil
+	pt := reflect.PointerTo(t)
+	return t.Implements(marshalerType) || pt.Implements(marshalerType) || pt.Implements(unmarshalerType) ||
+		extByGoType(t) != nil || codecFor(t) != nil ||
+		pt.Implements(binaryMarshalerType) || pt.Implements(textMarshalerType) ||
+		pt.Implements(binaryUnmarshalerType) || pt.Implements(textUnmarshalerType)
 }
 
 func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
@@ -527,6 +618,9 @@ func newMapEncoder(t reflect.Type, flags codecFlags) encoderFunc {
 		case kk >= reflect.Uint && kk <= reflect.Uintptr:
 			keys = v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.Uint(), b.Uint()) })
+		case flags&flagSortKeys != 0:
+			e.encodeSortedPairs(v, keyEnc, valEnc)
+			return
 		default:
 			// Unsorted, and walked pair by pair: a NaN key (a float, or in an interface) is
 			// found by no lookup, so MapIndex would not give its value back.
@@ -555,7 +649,19 @@ type structEncoder struct {
 }
 
 func newStructEncoder(t reflect.Type, flags codecFlags) encoderFunc {
-	se := &structEncoder{fields: typeFields(t, flags&flagJSONTags != 0), t: t, flags: flags}
+	se := &structEncoder{fields: typeFields(t, flags), t: t, flags: flags}
+	if err := se.fields.err; err != nil {
+		return func(e *encodeState, v reflect.Value) {
+			e.setError(err)
+			e.buf = append(e.buf, mNil)
+		}
+	}
+	if opaqueStruct(t, se.fields) {
+		return func(e *encodeState, v reflect.Value) {
+			e.setError(&UnsupportedTypeError{Type: t, Reason: opaqueReason})
+			e.buf = append(e.buf, mNil)
+		}
+	}
 	n := uint32(len(se.fields.list))
 	for _, f := range se.fields.list {
 		if !se.fields.asArray && (f.omitEmpty || f.omitZero) || f.viaPtr {
@@ -710,4 +816,27 @@ func isEmptyValue(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// encodeSortedPairs writes the pairs of map v ordered by the bytes of their encoded keys
+// (SortMapKeys, for keys that are not strings, ints or uints). Pairs are taken from MapRange,
+// which gives a NaN key's value too.
+func (e *encodeState) encodeSortedPairs(v reflect.Value, keyEnc, valEnc encoderFunc) {
+	type pair struct {
+		key []byte
+		val reflect.Value
+	}
+	pairs := make([]pair, 0, v.Len())
+	saved := e.buf
+	for it := v.MapRange(); it.Next(); {
+		e.buf = nil
+		keyEnc(e, it.Key())
+		pairs = append(pairs, pair{e.buf, it.Value()})
+	}
+	e.buf = saved
+	slices.SortStableFunc(pairs, func(a, b pair) int { return bytes.Compare(a.key, b.key) })
+	for _, p := range pairs {
+		e.buf = append(e.buf, p.key...)
+		valEnc(e, p.val)
+	}
 }

@@ -114,14 +114,22 @@ func (e *InvalidUnmarshalError) Error() string {
 }
 
 // An UnsupportedTypeError is returned by Marshal for a value it cannot encode (a channel, a func,
-// a complex number, ...).
+// a complex number, ...), and by Marshal and Unmarshal for a struct with only unexported fields
+// and no way to encode itself (Reason says so).
 type UnsupportedTypeError struct {
-	Type reflect.Type
+	Type   reflect.Type
+	Reason string // empty, or why
 }
 
 func (e *UnsupportedTypeError) Error() string {
+	if e.Reason != "" {
+		return "mpk: unsupported type " + e.Type.String() + ": " + e.Reason
+	}
 	return "mpk: unsupported type: " + e.Type.String()
 }
+
+const opaqueReason = "a struct with only unexported fields would travel as an empty map; implement " +
+	"Marshaler/Unmarshaler, encoding.BinaryMarshaler or encoding.TextMarshaler, or use RegisterCodec"
 
 // An InvalidTimestampError is returned by Marshal for a Timestamp whose Nsec is over 999999999:
 // no timestamp ext can carry it (a decoder reports such an ext as InvalidTimestamp, the spec's

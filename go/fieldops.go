@@ -35,7 +35,7 @@ const (
 )
 
 func opFor(t reflect.Type) fieldOp {
-	if implementsAny(t) || t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+	if implementsAny(t) {
 		return opGeneric
 	}
 	switch t.Kind() {
@@ -72,7 +72,7 @@ func opFor(t reflect.Type) fieldOp {
 			return opGeneric
 		}
 		el := t.Elem()
-		if el.Kind() == reflect.String && !implementsAny(el) && !reflect.PointerTo(el).Implements(unmarshalerType) {
+		if el.Kind() == reflect.String && !implementsAny(el) {
 			return opStrings
 		}
 	}

@@ -2,7 +2,8 @@ package mpk
 
 import (
 	"reflect"
-	"sort"
+
+	"mpk.dev/go/mpk/internal/fieldmodel"
 )
 
 // field is one struct field as Marshal and Unmarshal see it, worked out once per type.
@@ -24,33 +25,38 @@ type structFields struct {
 	list    []field
 	asArray bool           // a blank field tagged `msgpack:",asarray"` asks for an array
 	byName  map[string]int // index into list, for structs with many fields
+	err     error          // a *StructTagError: the type cannot be encoded or decoded
 }
 
-// typeFields analyses t: exported fields, tags, and the fields promoted from embedded structs,
-// with encoding/json's rules (a shallower field wins; at one depth a tagged field wins; otherwise
-// the name is dropped).
-func typeFields(t reflect.Type, jsonTags bool) structFields {
+// typeFields analyses t with the rules of internal/fieldmodel (shared with mpkgen). flags
+// select the tag key (TagName) and the json fallback.
+func typeFields(t reflect.Type, flags codecFlags) structFields {
 	var sf structFields
-	var all []field
-	collectFields(t, jsonTags, nil, false, map[reflect.Type]bool{}, &all)
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Name == "_" {
-			if _, opts := parseTag(f.Tag.Get("msgpack")); opts.Contains("asarray") {
-				sf.asArray = true
+	res, err := fieldmodel.Resolve(reflectStruct{t}, t, fieldmodel.Options{TagKey: flags.tagName(), JSONTags: flags&flagJSONTags != 0})
+	if err != nil {
+		te := err.(*fieldmodel.TagError)
+		return structFields{err: &StructTagError{Type: te.In.(reflect.Type), Field: te.Field, Tag: te.Tag, Option: te.Option}}
+	}
+	sf.asArray = res.AsArray
+	for _, r := range res.Fields {
+		ft := t.FieldByIndex(r.Index[:1])
+		inner := ft.Type
+		for _, x := range r.Index[1:] {
+			if inner.Kind() == reflect.Pointer {
+				inner = inner.Elem()
 			}
+			inner = inner.Field(x).Type
 		}
+		sf.list = append(sf.list, field{
+			name:      r.Name,
+			index:     r.Index,
+			typ:       inner,
+			omitEmpty: r.OmitEmpty,
+			omitZero:  r.OmitZero,
+			viaPtr:    r.ViaPtr,
+			tagged:    r.Tagged,
+		})
 	}
-	byName := map[string][]int{}
-	for i, f := range all {
-		byName[f.name] = append(byName[f.name], i)
-	}
-	for i := range all {
-		if dominant(all, byName[all[i].name]) == &all[i] {
-			sf.list = append(sf.list, all[i])
-		}
-	}
-	sort.SliceStable(sf.list, func(i, j int) bool { return lessIndex(sf.list[i].index, sf.list[j].index) })
 	for i := range sf.list {
 		f := &sf.list[i]
 		f.key = AppendString(nil, f.name)
@@ -74,91 +80,20 @@ func typeFields(t reflect.Type, jsonTags bool) structFields {
 	return sf
 }
 
-func lessIndex(a, b []int) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
-}
+// reflectStruct describes a struct type to fieldmodel.
+type reflectStruct struct{ t reflect.Type }
 
-// dominant picks the field that owns a name among candidates, or nil when none does.
-func dominant(all []field, cands []int) *field {
-	best := -1
-	tie := false
-	for _, i := range cands {
-		switch {
-		case best < 0:
-			best = i
-		case len(all[i].index) < len(all[best].index):
-			best, tie = i, false
-		case len(all[i].index) == len(all[best].index):
-			if all[i].tagged && !all[best].tagged {
-				best, tie = i, false
-			} else if all[i].tagged == all[best].tagged {
-				tie = true
-			}
-		}
-	}
-	if best < 0 || tie {
-		return nil
-	}
-	return &all[best]
-}
+func (s reflectStruct) NumField() int { return s.t.NumField() }
 
-func collectFields(t reflect.Type, jsonTags bool, prefix []int, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
-	if seen[t] {
-		return
+func (s reflectStruct) Field(i int) fieldmodel.Field {
+	sf := s.t.Field(i)
+	f := fieldmodel.Field{Name: sf.Name, Tag: sf.Tag, Exported: sf.IsExported(), Embedded: sf.Anonymous}
+	ft := sf.Type
+	if ft.Kind() == reflect.Pointer {
+		ft, f.Ptr = ft.Elem(), true
 	}
-	seen[t] = true
-	defer delete(seen, t)
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag, ok := sf.Tag.Lookup("msgpack")
-		if !ok && jsonTags {
-			tag, ok = sf.Tag.Lookup("json")
-		}
-		if tag == "-" {
-			continue
-		}
-		name, opts := parseTag(tag)
-		index := append(append([]int(nil), prefix...), i)
-		if sf.Anonymous && name == "" {
-			ft := sf.Type
-			ptr := false
-			if ft.Kind() == reflect.Pointer {
-				ft, ptr = ft.Elem(), true
-			}
-			if ft.Kind() == reflect.Struct && ft != timeType {
-				// Promote the embedded struct's fields, even from an unexported type, as
-				// encoding/json does; an unexported pointer cannot be allocated on decode.
-				if !sf.IsExported() && ptr {
-					continue
-				}
-				collectFields(ft, jsonTags, index, viaPtr || ptr, seen, out)
-				continue
-			}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		*out = append(*out, field{
-			name:      name,
-			index:     index,
-			typ:       sf.Type,
-			omitEmpty: opts.Contains("omitempty"),
-			omitZero:  opts.Contains("omitzero"),
-			viaPtr:    viaPtr,
-			tagged:    ok && tag != "" && tagName(tag) != "",
-		})
+	if ft.Kind() == reflect.Struct && ft != timeType {
+		f.Elem, f.ElemKey = reflectStruct{ft}, ft
 	}
-}
-
-func tagName(tag string) string {
-	name, _ := parseTag(tag)
-	return name
+	return f
 }

@@ -4,12 +4,12 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"sync"
-	"unsafe"
+
+	"mpk.dev/go/mpk/internal/bridge"
 )
 
-// Helpers for code written by mpkgen. They are ordinary API too: each reads one value like the
-// other Read functions and returns the rest of b.
+// Read functions for the narrower int types (generated code uses them too): each reads one value
+// like the other Read functions and returns the rest of b.
 
 // ReadInt8 reads an int that fits in an int8.
 func ReadInt8(b []byte) (int8, []byte, error) {
@@ -66,22 +66,6 @@ func readIntRange(b []byte, lo, hi int64, name string) (int64, []byte, error) {
 	return v, rest, nil
 }
 
-// ShiftOffset returns err with its Offset moved by n bytes, for an error a Read function
-// reported on b[n:]; other errors come back unchanged.
-func ShiftOffset(err error, n int) error {
-	switch e := err.(type) {
-	case *DecodeError:
-		c := *e
-		c.Offset += int64(n)
-		return &c
-	case *UnmarshalTypeError:
-		c := *e
-		c.Offset += int64(n)
-		return &c
-	}
-	return err
-}
-
 // MarshalAppend appends the encoding of v to b, as Marshal does; generated code uses it for
 // fields of types it does not handle itself.
 func MarshalAppend(b []byte, v any) ([]byte, error) {
@@ -98,33 +82,53 @@ func MarshalAppend(b []byte, v any) ([]byte, error) {
 // UnmarshalPrefix decodes the value at the start of b into v, as Unmarshal does, and returns the
 // rest of b.
 func UnmarshalPrefix(b []byte, v any) ([]byte, error) {
-	return UnmarshalPrefixNested(b, v, 0)
+	return unmarshalPrefixNested(b, v, 0)
 }
 
-// The Nested functions are for generated code, which reads a message piece by piece: depth is the
+// The nested reads are for generated code (package genrt, through internal/bridge): depth is the
 // number of containers enclosing the value at the start of b (0 at the top), so that the value's
 // own containers count from depth+1 and the default depth limit falls on the same head, with the
 // same kind and offset, as it does for Unmarshal on the whole message.
 
-// UnmarshalPrefixNested is UnmarshalPrefix for a value enclosed by depth containers; generated
-// code uses it for fields of types it does not handle itself.
-func UnmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
-	rest, err := SkipNested(b, depth)
+func init() {
+	bridge.SkipNested = skipNested
+	bridge.ReadHeaderNested = readHeaderNested
+	bridge.UnmarshalPrefixNested = func(b []byte, v any, depth int, budget int64) ([]byte, int64, error) {
+		return unmarshalPrefixBudget(b, v, depth, budget)
+	}
+	bridge.OmitField = func(p any, omitEmpty, omitZero bool) bool {
+		return omitted(&field{omitEmpty: omitEmpty, omitZero: omitZero}, reflect.ValueOf(p).Elem())
+	}
+}
+
+func unmarshalPrefixNested(b []byte, v any, depth int) ([]byte, error) {
+	rest, _, err := unmarshalPrefixBudget(b, v, depth, -1)
+	return rest, err
+}
+
+// unmarshalPrefixBudget decodes the value at the start of b, enclosed by depth containers,
+// allocating at most budget bytes (-1: the default budget for the value); it returns what is
+// left of the budget, so that the fields generated code hands to reflection share its budget.
+func unmarshalPrefixBudget(b []byte, v any, depth int, budget int64) ([]byte, int64, error) {
+	rest, err := skipNested(b, depth)
 	if err != nil {
-		return b, err
+		return b, budget, err
 	}
 	d := getDecodeState(b[:len(b)-len(rest)], &defaultLimits, false, 0)
 	d.depth, d.startDepth = depth, depth
+	if budget >= 0 {
+		d.maxAlloc = budget
+	}
 	err = d.unmarshal(v)
+	left := max(d.maxAlloc-d.allocated, 0)
 	putDecodeState(d)
 	if err != nil {
-		return b, err
+		return b, left, err
 	}
-	return rest, nil
+	return rest, left, nil
 }
 
-// SkipNested is Skip for a value enclosed by depth containers.
-func SkipNested(b []byte, depth int) ([]byte, error) {
+func skipNested(b []byte, depth int) ([]byte, error) {
 	r := newReader(b, &defaultLimits)
 	r.depth = depth
 	if err := r.skip(); err != nil {
@@ -133,42 +137,18 @@ func SkipNested(b []byte, depth int) ([]byte, error) {
 	return b[r.off:], nil
 }
 
-// ReadArrayHeaderNested is ReadArrayHeader for an array enclosed by depth containers: at the
-// depth limit its head is a DepthLimit error.
-func ReadArrayHeaderNested(b []byte, depth int) (n int, rest []byte, err error) {
-	if len(b) > 0 && depth < DefaultDepthLimit {
-		if c := b[0]; c&0xf0 == 0x90 {
-			if n = int(c & 0x0f); n < len(b) {
-				return n, b[1:], nil
-			}
-		} else if c == mArray16 && len(b) >= 3 {
-			if n = int(b[1])<<8 | int(b[2]); n <= len(b)-3 {
-				return n, b[3:], nil
-			}
-		}
-	}
-	return readHeaderNested(b, depth, ArrayType)
-}
-
-// ReadMapHeaderNested is ReadMapHeader for a map enclosed by depth containers: at the depth limit
-// its head is a DepthLimit error.
-func ReadMapHeaderNested(b []byte, depth int) (n int, rest []byte, err error) {
-	if len(b) > 0 && b[0]&0xf0 == 0x80 && depth < DefaultDepthLimit {
-		if n = int(b[0] & 0x0f); 2*n < len(b) {
-			return n, b[1:], nil
-		}
-	}
-	return readHeaderNested(b, depth, MapType)
-}
-
-// readHeaderNested reads a container head through the checked path, which checks the depth after
-// the count's limit and before the count's fit, in spec/README.md's order.
-func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
+// readHeaderNested reads an array (or a map) head through the checked path, which checks the
+// depth after the count's limit and before the count's fit, in spec/README.md's order.
+func readHeaderNested(b []byte, depth int, array bool) (int, []byte, error) {
 	r := newReader(b, &defaultLimits)
 	r.depth = depth
 	t, err := r.head()
 	if err != nil {
 		return 0, b, err
+	}
+	want := MapType
+	if array {
+		want = ArrayType
 	}
 	if t.t != want {
 		if want == ArrayType {
@@ -179,198 +159,17 @@ func readHeaderNested(b []byte, depth int, want Type) (int, []byte, error) {
 	return int(t.n), b[r.off:], nil
 }
 
-// A StringArena gives the strings read by one generated UnmarshalMsg call a shared backing
-// array: one allocation for all the short strings of a message instead of one each. The array is
-// a copy of the input from the first string on (4 KiB of it at most, or the string's own size),
-// made in one go, so a later string that falls inside it is a view of the copy and costs no copy
-// of its own. A string keeps at most its chunk alive. The zero value is ready.
-type StringArena struct {
-	chunk []byte // a copy of input bytes
-	// src and end are the addresses of the input byte that chunk[0] copies and of the end of
-	// that input. Addresses rather than pointers, so that the input does not escape to the heap.
-	src, end uintptr
-}
-
-// ReadString reads a str like ReadString, into a string that does not share memory with b. A
-// fixstr or str 8 inside the current chunk takes no further call.
-func (a *StringArena) ReadString(b []byte) (string, []byte, error) {
-	var n, h int
-	switch {
-	case len(b) > 0 && b[0]&0xe0 == 0xa0:
-		n, h = int(b[0]&0x1f), 1
-	case len(b) > 1 && b[0] == mStr8:
-		n, h = int(b[1]), 2
-	default:
-		return a.readString(b)
+// shiftOffset returns err with its Offset moved by n bytes.
+func shiftOffset(err error, n int) error {
+	switch e := err.(type) {
+	case *DecodeError:
+		c := *e
+		c.Offset += int64(n)
+		return &c
+	case *UnmarshalTypeError:
+		c := *e
+		c.Offset += int64(n)
+		return &c
 	}
-	end := h + n
-	if end > len(b) || n == 0 {
-		return a.readString(b)
-	}
-	if s, ok := a.view(b, h, n); ok {
-		return s, b[end:], nil
-	}
-	return a.readString(b)
-}
-
-// view returns b[h:h+n] from the chunk when the chunk holds those bytes of the input: b must end
-// where the chunk's input ended (a slice of another buffer does not, nor the input after its
-// goroutine's stack moved), and b[h:h+n] must lie inside the copied range.
-func (a *StringArena) view(b []byte, h, n int) (string, bool) {
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	pos := uint(p-a.src) + uint(h) // before src: wraps around to a huge value
-	if p+uintptr(len(b)) != a.end || pos >= uint(len(a.chunk)) || uint(n) > uint(len(a.chunk))-pos {
-		return "", false
-	}
-	return unsafe.String(&a.chunk[pos], n), true
-}
-
-// readString is ReadString's general case: any str head, a new chunk, or an error.
-func (a *StringArena) readString(b []byte) (string, []byte, error) {
-	s, rest, err := ReadStringBytes(b)
-	if err != nil || len(s) == 0 {
-		return "", rest, err
-	}
-	start := len(b) - len(rest) - len(s)
-	if v, ok := a.view(b, start, len(s)); ok {
-		return v, rest, nil
-	}
-	// The new chunk copies what is left of the input from this string on, up to the chunk
-	// size: every later string of a short message is then in it.
-	size := max(min(len(b)-start, arenaChunk), len(s))
-	a.chunk = append([]byte(nil), b[start:start+size]...)
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	a.src, a.end = p+uintptr(start), p+uintptr(len(b))
-	return unsafe.String(&a.chunk[0], len(s)), rest, nil
-}
-
-// Grow returns b with room for n more bytes, allocating exactly that room when it must; generated
-// MarshalMsg methods call it once with their Msgsize.
-func Grow(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	return growExact(b, n)
-}
-
-func growExact(b []byte, n int) []byte {
-	nb := make([]byte, len(b), len(b)+n)
-	copy(nb, b)
-	return nb
-}
-
-// The Size functions give the exact encoded size of a value, for Msgsize methods.
-
-// IntSize is the size of v written by AppendInt.
-func IntSize(v int64) int {
-	if v >= 0 {
-		return UintSize(uint64(v))
-	}
-	switch {
-	case v >= -32:
-		return 1
-	case v >= math.MinInt8:
-		return 2
-	case v >= math.MinInt16:
-		return 3
-	case v >= math.MinInt32:
-		return 5
-	}
-	return 9
-}
-
-// UintSize is the size of v written by AppendUint.
-func UintSize(v uint64) int {
-	switch {
-	case v <= 0x7f:
-		return 1
-	case v <= math.MaxUint8:
-		return 2
-	case v <= math.MaxUint16:
-		return 3
-	case v <= math.MaxUint32:
-		return 5
-	}
-	return 9
-}
-
-// StringSize is the size of a str of n bytes, head included.
-func StringSize(n int) int {
-	switch {
-	case n <= 31:
-		return 1 + n
-	case n <= math.MaxUint8:
-		return 2 + n
-	case n <= math.MaxUint16:
-		return 3 + n
-	}
-	return 5 + n
-}
-
-// BytesSize is the size of a bin of n bytes, head included.
-func BytesSize(n int) int {
-	switch {
-	case n <= math.MaxUint8:
-		return 2 + n
-	case n <= math.MaxUint16:
-		return 3 + n
-	}
-	return 5 + n
-}
-
-// HeaderSize is the size of an array or map head for n elements or pairs.
-func HeaderSize(n int) int {
-	switch {
-	case n <= 15:
-		return 1
-	case n <= math.MaxUint16:
-		return 3
-	}
-	return 5
-}
-
-// A Scratch is the buffer a generated MarshalMsg(nil) writes into when sizing the value first
-// would cost more than copying its encoding: the value is appended to warm memory reused from
-// call to call, without a sizing pass, and Done copies the encoding out into one allocation of
-// its exact length. (make and copy measured 3-10% faster here than append([]byte(nil), o...),
-// which skips clearing: on this machine the first writes to new memory cost the same either way,
-// and make clears it in wider stores.) A Scratch serves one call at a time.
-type Scratch struct{ buf []byte }
-
-const (
-	// firstScratch is a new Scratch's capacity: most messages then never grow it.
-	firstScratch = 4 << 10
-	// maxScratch bounds the buffer a Scratch keeps between calls: an encoding that outgrows
-	// it is returned as it is, in the buffer its appends grew, and not kept.
-	maxScratch = 64 << 10
-)
-
-var scratchPool = sync.Pool{New: func() any { return &Scratch{buf: make([]byte, 0, firstScratch)} }}
-
-// GetScratch returns a Scratch from the pool, for one MarshalMsg call.
-func GetScratch() *Scratch { return scratchPool.Get().(*Scratch) }
-
-// Bytes returns the empty buffer to append the encoding to.
-func (s *Scratch) Bytes() []byte { return s.buf[:0] }
-
-// Done returns the encoding o, appended to Bytes() by the caller, in a slice of its own, or nil
-// and err when err is not nil, and puts s back into the pool; s must not be used afterwards.
-func (s *Scratch) Done(o []byte, err error) ([]byte, error) {
-	if err != nil {
-		scratchPool.Put(s)
-		return nil, err
-	}
-	if cap(o) > maxScratch {
-		// Too large to keep: o's buffer was grown by append past the scratch, so nothing
-		// else holds it and it is handed over as it is.
-		scratchPool.Put(s)
-		return o, nil
-	}
-	out := make([]byte, len(o))
-	copy(out, o)
-	if cap(o) > cap(s.buf) {
-		s.buf = o[:0]
-	}
-	scratchPool.Put(s)
-	return out, nil
+	return err
 }

@@ -47,10 +47,7 @@ func (dec *Decoder) SetOptions(o DecodeOptions) {
 	if o.Limits != nil {
 		dec.lim = *o.Limits
 	}
-	dec.flags = 0
-	if o.JSONTags {
-		dec.flags = flagJSONTags
-	}
+	dec.flags = o.flags()
 }
 
 // Decode reads the next value into v, as Unmarshal does. It returns io.EOF when the stream ends
@@ -65,6 +62,7 @@ func (dec *Decoder) Decode(v any) error {
 	d := getDecodeState(dec.buf[dec.start:dec.start+n], &dec.lim, dec.opts.StrictUTF8, dec.flags)
 	d.mapAny, d.copyStrings, d.base = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset
 	d.maxAlloc = allocBudget(dec.opts.MaxAlloc, n)
+	d.plain = d.plain && !dec.opts.MapAnyAny && !dec.opts.CopyStrings && dec.opts.MaxAlloc == 0
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)

@@ -7,10 +7,12 @@ GO ?= go
 
 .PHONY: test-go test-go-fuzz driver-go bench-go
 
-# Unit, corpus, stream, generator and example tests, then the stream tests and the generated
-# encoders' shared scratch buffers under the race detector.
+# go vet and staticcheck (pinned, fetched from the Go module proxy on first use), unit, corpus,
+# stream, generator and example tests, then the stream tests and the generated encoders' shared
+# scratch buffers under the race detector.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 test-go:
-	@$(SUITE) go -- bash -c '$(GO) -C go test -count=1 -v ./... && $(GO) -C go test -count=1 -race -v -run "Stream" . && $(GO) -C go test -count=1 -race -v -run "MarshalScratchConcurrent|MarshalPaths|MarshalLarge" ./internal/gentest'
+	@$(SUITE) go -- bash -c '$(GO) -C go vet ./... && $(GO) -C go run $(STATICCHECK) ./... && $(GO) -C go test -count=1 -v ./... && $(GO) -C go test -count=1 -race -v -run "Stream" . && $(GO) -C go test -count=1 -race -v -run "MarshalScratchConcurrent|MarshalPaths|MarshalLarge" ./internal/gentest'
 
 # Fuzz smoke: each target after its corpus seeds (spec/vectors), for a number of executions
 # rather than a duration: go1.26's -fuzztime=<duration> can fail at the deadline with a spurious

@@ -34,6 +34,12 @@ func BenchmarkProduct(b *testing.B) { runCase(b, ProductCase()) }
 
 func BenchmarkTweet(b *testing.B) { runCase(b, TweetCase()) }
 
+func BenchmarkSyntheticAny(b *testing.B) {
+	for _, c := range SyntheticCases() {
+		b.Run(c.Name, func(b *testing.B) { runCase(b, c) })
+	}
+}
+
 func BenchmarkDecodeAny(b *testing.B) {
 	for _, name := range CorpusNames {
 		c, ok := CorpusCase(name)

@@ -4,26 +4,29 @@ package bench
 
 import (
 	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"slices"
 )
 
 // Keep the imports used whatever the types need.
 var _ = mpk.Skip
+var _ = genrt.Grow
 var _ = slices.Grow[[]byte]
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
 	s = 34
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.IntSize(int64(z.Price))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.IntSize(int64(z.Price))
 	if z.Colors == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Colors))
+		s += genrt.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
-			s += mpk.StringSize(len(v1))
+			_ = v1
+			s += genrt.StringSize(len(v1))
 		}
 	}
 	return s
@@ -31,7 +34,7 @@ func (z *Product) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -60,21 +63,42 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Product's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Product) MpkGenerated(*Product) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Product) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Product) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -104,7 +128,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -123,32 +147,32 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Colors = nil
 			} else {
-				var n3 int
-				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n3, fl5 int
+				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Colors != nil && cap(z.Colors) >= n3 {
 					z.Colors = z.Colors[:n3]
@@ -159,36 +183,38 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i4 := range z.Colors {
 					z.Colors[i4], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl5)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tweet) Msgsize() (s int) {
 	s = 134
-	s += mpk.StringSize(len(z.CreatedAt))
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.IdStr))
-	s += mpk.StringSize(len(z.Text))
-	s += mpk.StringSize(len(z.Source))
+	s += genrt.StringSize(len(z.CreatedAt))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.IdStr))
+	s += genrt.StringSize(len(z.Text))
+	s += genrt.StringSize(len(z.Source))
 	s++
-	s += mpk.IntSize(int64(z.InReplyToStatusId))
+	s += genrt.IntSize(int64(z.InReplyToStatusId))
 	s += z.User.Msgsize()
-	s += mpk.IntSize(int64(z.RetweetCount))
-	s += mpk.IntSize(int64(z.FavoriteCount))
+	s += genrt.IntSize(int64(z.RetweetCount))
+	s += genrt.IntSize(int64(z.FavoriteCount))
 	s++
 	s++
-	s += mpk.StringSize(len(z.Lang))
+	s += genrt.StringSize(len(z.Lang))
 	s += z.Entities.Msgsize()
 	return s
 }
@@ -196,9 +222,9 @@ func (z *Tweet) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tweet) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -243,21 +269,42 @@ func (z *Tweet) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tweet) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Tweet's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Tweet) MpkGenerated(*Tweet) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Tweet) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Tweet) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -323,7 +370,7 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created_at":
@@ -360,106 +407,107 @@ func (z *Tweet) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.Source, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.Truncated, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			z.InReplyToStatusId, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
 			if b, err = z.User.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.RetweetCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.FavoriteCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.Favorited, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			z.Retweeted, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 12:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			if b, err = z.Entities.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *User) Msgsize() (s int) {
 	s = 165
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.IdStr))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.ScreenName))
-	s += mpk.StringSize(len(z.Location))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.StringSize(len(z.Url))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.IdStr))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.ScreenName))
+	s += genrt.StringSize(len(z.Location))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.StringSize(len(z.Url))
 	s++
-	s += mpk.IntSize(int64(z.FollowersCount))
-	s += mpk.IntSize(int64(z.FriendsCount))
-	s += mpk.IntSize(int64(z.ListedCount))
-	s += mpk.StringSize(len(z.CreatedAt))
-	s += mpk.IntSize(int64(z.FavouritesCount))
+	s += genrt.IntSize(int64(z.FollowersCount))
+	s += genrt.IntSize(int64(z.FriendsCount))
+	s += genrt.IntSize(int64(z.ListedCount))
+	s += genrt.StringSize(len(z.CreatedAt))
+	s += genrt.IntSize(int64(z.FavouritesCount))
 	s++
-	s += mpk.IntSize(int64(z.StatusesCount))
-	s += mpk.StringSize(len(z.Lang))
+	s += genrt.IntSize(int64(z.StatusesCount))
+	s += genrt.StringSize(len(z.Lang))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *User) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -503,21 +551,42 @@ func (z *User) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *User) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that User's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*User) MpkGenerated(*User) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *User) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *User) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -591,7 +660,7 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -632,90 +701,91 @@ func (z *User) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.IdStr, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.Location, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 7:
 			z.Protected, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.FollowersCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.FriendsCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.ListedCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			z.CreatedAt, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 12:
 			z.FavouritesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			z.Verified, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 14:
 			z.StatusesCount, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 15:
 			z.Lang, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -725,25 +795,25 @@ func (z *Entities) Msgsize() (s int) {
 	if z.Hashtags == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Hashtags))
-		for i5 := range z.Hashtags {
-			s += z.Hashtags[i5].Msgsize()
+		s += genrt.HeaderSize(len(z.Hashtags))
+		for i6 := range z.Hashtags {
+			s += z.Hashtags[i6].Msgsize()
 		}
 	}
 	if z.UserMentions == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.UserMentions))
-		for i6 := range z.UserMentions {
-			s += z.UserMentions[i6].Msgsize()
+		s += genrt.HeaderSize(len(z.UserMentions))
+		for i7 := range z.UserMentions {
+			s += z.UserMentions[i7].Msgsize()
 		}
 	}
 	if z.Urls == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Urls))
-		for i7 := range z.Urls {
-			s += z.Urls[i7].Msgsize()
+		s += genrt.HeaderSize(len(z.Urls))
+		for i8 := range z.Urls {
+			s += z.Urls[i8].Msgsize()
 		}
 	}
 	return s
@@ -752,9 +822,9 @@ func (z *Entities) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Entities) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -767,8 +837,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Hashtags)))
-		for i8 := range z.Hashtags {
-			if o, err = z.Hashtags[i8].mpkAppend(o); err != nil {
+		for i9 := range z.Hashtags {
+			if o, err = z.Hashtags[i9].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -778,8 +848,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.UserMentions)))
-		for i9 := range z.UserMentions {
-			if o, err = z.UserMentions[i9].mpkAppend(o); err != nil {
+		for i10 := range z.UserMentions {
+			if o, err = z.UserMentions[i10].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -789,8 +859,8 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Urls)))
-		for i10 := range z.Urls {
-			if o, err = z.Urls[i10].mpkAppend(o); err != nil {
+		for i11 := range z.Urls {
+			if o, err = z.Urls[i11].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -800,21 +870,42 @@ func (z *Entities) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Entities) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Entities's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Entities) MpkGenerated(*Entities) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Entities) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Entities) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -836,7 +927,7 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "hashtags":
@@ -853,87 +944,92 @@ func (z *Entities) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byt
 				b = b[1:]
 				z.Hashtags = nil
 			} else {
-				var n11 int
-				n11, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n12, fl14 int
+				n12, fl14, b, err = sa.ReadArrayHeaderIn(b, depth+1, 40)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Hashtags != nil && cap(z.Hashtags) >= n11 {
-					z.Hashtags = z.Hashtags[:n11]
+				if z.Hashtags != nil && cap(z.Hashtags) >= n12 {
+					z.Hashtags = z.Hashtags[:n12]
 					clear(z.Hashtags)
 				} else {
-					z.Hashtags = make([]Hashtag, n11)
+					z.Hashtags = make([]Hashtag, n12)
 				}
-				for i12 := range z.Hashtags {
-					if b, err = z.Hashtags[i12].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i13 := range z.Hashtags {
+					if b, err = z.Hashtags[i13].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl14)
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.UserMentions = nil
 			} else {
-				var n13 int
-				n13, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n15, fl17 int
+				n15, fl17, b, err = sa.ReadArrayHeaderIn(b, depth+1, 64)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.UserMentions != nil && cap(z.UserMentions) >= n13 {
-					z.UserMentions = z.UserMentions[:n13]
+				if z.UserMentions != nil && cap(z.UserMentions) >= n15 {
+					z.UserMentions = z.UserMentions[:n15]
 					clear(z.UserMentions)
 				} else {
-					z.UserMentions = make([]Mention, n13)
+					z.UserMentions = make([]Mention, n15)
 				}
-				for i14 := range z.UserMentions {
-					if b, err = z.UserMentions[i14].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i16 := range z.UserMentions {
+					if b, err = z.UserMentions[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl17)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Urls = nil
 			} else {
-				var n15 int
-				n15, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n18, fl20 int
+				n18, fl20, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Urls != nil && cap(z.Urls) >= n15 {
-					z.Urls = z.Urls[:n15]
+				if z.Urls != nil && cap(z.Urls) >= n18 {
+					z.Urls = z.Urls[:n18]
 					clear(z.Urls)
 				} else {
-					z.Urls = make([]URL, n15)
+					z.Urls = make([]URL, n18)
 				}
-				for i16 := range z.Urls {
-					if b, err = z.Urls[i16].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i19 := range z.Urls {
+					if b, err = z.Urls[i19].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl20)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Hashtag) Msgsize() (s int) {
 	s = 14
-	s += mpk.StringSize(len(z.Text))
+	s += genrt.StringSize(len(z.Text))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
-		for _, v17 := range z.Indices {
-			s += mpk.IntSize(int64(v17))
+		s += genrt.HeaderSize(len(z.Indices))
+		for _, v21 := range z.Indices {
+			_ = v21
+			s += genrt.IntSize(int64(v21))
 		}
 	}
 	return s
@@ -941,7 +1037,7 @@ func (z *Hashtag) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Hashtag) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -955,8 +1051,8 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v18 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v18))
+		for _, v22 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v22))
 		}
 	}
 	return o, err
@@ -964,21 +1060,42 @@ func (z *Hashtag) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Hashtag) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Hashtag's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Hashtag) MpkGenerated(*Hashtag) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Hashtag) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Hashtag) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -996,7 +1113,7 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "text":
@@ -1009,53 +1126,56 @@ func (z *Hashtag) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Text, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n19 int
-				n19, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n23, fl25 int
+				n23, fl25, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n19 {
-					z.Indices = z.Indices[:n19]
+				if z.Indices != nil && cap(z.Indices) >= n23 {
+					z.Indices = z.Indices[:n23]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n19)
+					z.Indices = make([]int64, n23)
 				}
-				for i20 := range z.Indices {
-					z.Indices[i20], b, err = mpk.ReadInt(b)
+				for i24 := range z.Indices {
+					z.Indices[i24], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl25)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Mention) Msgsize() (s int) {
 	s = 29
-	s += mpk.StringSize(len(z.ScreenName))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.ScreenName))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.IntSize(int64(z.Id))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
-		for _, v21 := range z.Indices {
-			s += mpk.IntSize(int64(v21))
+		s += genrt.HeaderSize(len(z.Indices))
+		for _, v26 := range z.Indices {
+			_ = v26
+			s += genrt.IntSize(int64(v26))
 		}
 	}
 	return s
@@ -1063,7 +1183,7 @@ func (z *Mention) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mention) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1081,8 +1201,8 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v22 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v22))
+		for _, v27 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v27))
 		}
 	}
 	return o, err
@@ -1090,21 +1210,42 @@ func (z *Mention) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mention) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Mention's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Mention) MpkGenerated(*Mention) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Mention) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Mention) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1130,7 +1271,7 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "screen_name":
@@ -1147,63 +1288,66 @@ func (z *Mention) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.ScreenName, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n23 int
-				n23, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n28, fl30 int
+				n28, fl30, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n23 {
-					z.Indices = z.Indices[:n23]
+				if z.Indices != nil && cap(z.Indices) >= n28 {
+					z.Indices = z.Indices[:n28]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n23)
+					z.Indices = make([]int64, n28)
 				}
-				for i24 := range z.Indices {
-					z.Indices[i24], b, err = mpk.ReadInt(b)
+				for i29 := range z.Indices {
+					z.Indices[i29], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl30)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *URL) Msgsize() (s int) {
 	s = 38
-	s += mpk.StringSize(len(z.Url))
-	s += mpk.StringSize(len(z.ExpandedUrl))
-	s += mpk.StringSize(len(z.DisplayUrl))
+	s += genrt.StringSize(len(z.Url))
+	s += genrt.StringSize(len(z.ExpandedUrl))
+	s += genrt.StringSize(len(z.DisplayUrl))
 	if z.Indices == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Indices))
-		for _, v25 := range z.Indices {
-			s += mpk.IntSize(int64(v25))
+		s += genrt.HeaderSize(len(z.Indices))
+		for _, v31 := range z.Indices {
+			_ = v31
+			s += genrt.IntSize(int64(v31))
 		}
 	}
 	return s
@@ -1211,7 +1355,7 @@ func (z *URL) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *URL) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1229,8 +1373,8 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Indices)))
-		for _, v26 := range z.Indices {
-			o = mpk.AppendInt(o, int64(v26))
+		for _, v32 := range z.Indices {
+			o = mpk.AppendInt(o, int64(v32))
 		}
 	}
 	return o, err
@@ -1238,21 +1382,42 @@ func (z *URL) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *URL) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that URL's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*URL) MpkGenerated(*URL) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *URL) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *URL) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1278,7 +1443,7 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "url":
@@ -1295,47 +1460,49 @@ func (z *URL) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, er
 		case 0:
 			z.Url, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.ExpandedUrl, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.DisplayUrl, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Indices = nil
 			} else {
-				var n27 int
-				n27, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n33, fl35 int
+				n33, fl35, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Indices != nil && cap(z.Indices) >= n27 {
-					z.Indices = z.Indices[:n27]
+				if z.Indices != nil && cap(z.Indices) >= n33 {
+					z.Indices = z.Indices[:n33]
 					clear(z.Indices)
 				} else {
-					z.Indices = make([]int64, n27)
+					z.Indices = make([]int64, n33)
 				}
-				for i28 := range z.Indices {
-					z.Indices[i28], b, err = mpk.ReadInt(b)
+				for i34 := range z.Indices {
+					z.Indices[i34], b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl35)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }

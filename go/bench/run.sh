@@ -19,7 +19,8 @@ go run ./cmd/report -rounds "${ROUNDS:-21}" -benchtime "${BENCHTIME:-100ms}" -cl
   echo "\`go test -bench . -benchmem\` in go/bench."
   echo
   echo "Libraries: $(go list -m -f '{{.Path}} {{.Version}}' github.com/vmihailenco/msgpack/v5 github.com/tinylib/msgp github.com/shamaton/msgpack/v2 google.golang.org/protobuf | paste -sd, | sed 's/,/, /g'), encoding/json of $(go version | cut -d' ' -f3)."
-  echo "Sides: mpk = mpk.Marshal/Unmarshal (reflection); mpkgen = methods written by mpkgen;"
+  echo "Sides: mpk = mpk.Marshal/Unmarshal by reflection (IgnoreGenerated); mpk-auto = mpk.Marshal/Unmarshal"
+  echo "of a type with generated methods, which they use; mpkgen = methods written by mpkgen;"
   echo "msgp = methods written by tinylib/msgp; vmihailenco and shamaton = their Marshal/Unmarshal;"
   echo "protobuf = proto.Marshal/Unmarshal of protoc-gen-go messages; json = encoding/json. Marshal"
   echo "returns a new slice every time (MarshalMsg(nil) for generated code); Unmarshal decodes into a"

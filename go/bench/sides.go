@@ -42,6 +42,12 @@ func must(err error) {
 	}
 }
 
+// The options that make mpk.Marshal and Unmarshal use reflection for generated types too.
+var (
+	reflectEnc = mpk.EncodeOptions{IgnoreGenerated: true}
+	reflectDec = mpk.DecodeOptions{IgnoreGenerated: true}
+)
+
 // genPtr is the method set mpkgen and msgp both write.
 type genPtr[T any] interface {
 	*T
@@ -66,7 +72,12 @@ func structCase[T any, PT genPtr[T], M any, PM genPtr[M], P any, PP interface {
 	must(err)
 	must(protojson.Unmarshal(j, PP(&pbTwin)))
 	sides := []Side{
-		{Name: "mpk", Marshal: func() ([]byte, error) { return mpk.Marshal(v) },
+		// mpk.Marshal and Unmarshal take a type's generated methods when it has them: the
+		// reflection path is measured with IgnoreGenerated, and what a user of a generated type
+		// gets from Marshal and Unmarshal as mpk-auto.
+		{Name: "mpk", Marshal: func() ([]byte, error) { return reflectEnc.Marshal(v) },
+			Unmarshal: func(d []byte) (any, error) { var x T; err := reflectDec.Unmarshal(d, &x); return &x, err }},
+		{Name: "mpk-auto", Marshal: func() ([]byte, error) { return mpk.Marshal(v) },
 			Unmarshal: func(d []byte) (any, error) { var x T; err := mpk.Unmarshal(d, &x); return &x, err }},
 		{Name: "mpkgen", Marshal: func() ([]byte, error) { return v.MarshalMsg(nil) },
 			Unmarshal: func(d []byte) (any, error) { var x T; _, err := PT(&x).UnmarshalMsg(d); return &x, err }},
@@ -136,16 +147,26 @@ func CorpusCase(file string) (Case, bool) {
 	if err != nil {
 		return Case{}, false
 	}
+	return anyCase("any/"+strings.TrimSuffix(file, ".json"), text), true
+}
+
+// anyCase builds the sides of a document held as `any` (decoded from the JSON text with
+// UseNumber, then normalized by the first Marshal): Marshal of the tree and Unmarshal into any.
+func anyCase(name string, text []byte) Case {
 	doc := jsonToAny(text)
 	data, err := mpk.Marshal(doc)
 	must(err)
-	name := "any/" + strings.TrimSuffix(file, ".json")
 	sides := []Side{
-		{Name: "mpk", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := mpk.Unmarshal(d, &x); return x, err }},
-		{Name: "msgp", Input: data, Unmarshal: func(d []byte) (any, error) { x, _, err := msgp.ReadIntfBytes(d); return x, err }},
-		{Name: "vmihailenco", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := vmihailenco.Unmarshal(d, &x); return x, err }},
-		{Name: "shamaton", Input: data, Unmarshal: func(d []byte) (any, error) { var x any; err := shamaton.Unmarshal(d, &x); return x, err }},
-		{Name: "json", Input: text, Unmarshal: func(d []byte) (any, error) { var x any; err := json.Unmarshal(d, &x); return x, err }},
+		{Name: "mpk", Input: data, Marshal: func() ([]byte, error) { return mpk.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := mpk.Unmarshal(d, &x); return x, err }},
+		{Name: "msgp", Input: data, Marshal: func() ([]byte, error) { return msgp.AppendIntf(nil, doc) },
+			Unmarshal: func(d []byte) (any, error) { x, _, err := msgp.ReadIntfBytes(d); return x, err }},
+		{Name: "vmihailenco", Input: data, Marshal: func() ([]byte, error) { return vmihailenco.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := vmihailenco.Unmarshal(d, &x); return x, err }},
+		{Name: "shamaton", Input: data, Marshal: func() ([]byte, error) { return shamaton.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := shamaton.Unmarshal(d, &x); return x, err }},
+		{Name: "json", Input: text, Marshal: func() ([]byte, error) { return json.Marshal(doc) },
+			Unmarshal: func(d []byte) (any, error) { var x any; err := json.Unmarshal(d, &x); return x, err }},
 	}
 	want, _ := json.Marshal(doc)
 	for _, s := range sides {
@@ -155,7 +176,49 @@ func CorpusCase(file string) (Case, bool) {
 			panic(name + "/" + s.Name + ": the decoded document differs")
 		}
 	}
-	return Case{Name: name, Sides: sides}, true
+	return Case{Name: name, Sides: sides}
+}
+
+// SyntheticCases are `any` trees with other shapes than the corpus documents (issue 11's list):
+// small messages (Test1-Test4), an array of a million ints, an array of strings of 0-4 KiB, a
+// 16-row table and a GeoJSON FeatureCollection with properties.
+func SyntheticCases() []Case {
+	var out []Case
+	add := func(name string, v any) {
+		text, err := json.Marshal(v)
+		must(err)
+		out = append(out, anyCase("any/"+name, text))
+	}
+	add("test1 [1,2]", []any{1, 2})
+	add("test2 [-1,-2]", []any{-1, -2})
+	add("test3 nested", map[string]any{"a": []any{1, map[string]any{"b": []any{true, nil, "c"}}}, "d": 1.5})
+	ints := make([]any, 1_000_000)
+	for i := range ints {
+		ints[i] = (i * 7919) % 100000
+	}
+	add("1M ints", ints)
+	strs := make([]any, 1000)
+	for i := range strs {
+		strs[i] = strings.Repeat("x", (i*4099)%4097)
+	}
+	add("strings 0-4KiB", strs)
+	rows := make([]any, 16)
+	for i := range rows {
+		rows[i] = map[string]any{"id": i, "name": fmt.Sprintf("row %d", i), "price": float64(i) + 0.25, "tags": []any{"a", "b"}, "active": i%2 == 0}
+	}
+	add("16-row table", rows)
+	features := make([]any, 200)
+	for i := range features {
+		ring := make([]any, 20)
+		for j := range ring {
+			ring[j] = []any{float64(i) + float64(j)/20, float64(j) - 0.5}
+		}
+		features[i] = map[string]any{"type": "Feature",
+			"properties": map[string]any{"name": fmt.Sprintf("parcel %d", i), "area": float64(i) * 1.5, "owner": map[string]any{"id": i, "kind": "private"}},
+			"geometry":   map[string]any{"type": "Polygon", "coordinates": []any{ring}}}
+	}
+	add("geojson", map[string]any{"type": "FeatureCollection", "features": features})
+	return out
 }
 
 // jsonToAny decodes JSON with integers as int64, so that ids stay ints in MessagePack.

@@ -148,7 +148,7 @@ func TestGeneratedDepthLimit(t *testing.T) {
 				want := m.wantDepthLimit()
 				viaGen, viaReflect := c.fresh(), c.fresh()
 				rest, genErr := viaGen.UnmarshalMsg(m.b)
-				refErr := mpk.Unmarshal(m.b, viaReflect)
+				refErr := reflectDecode.Unmarshal(m.b, viaReflect)
 				if want < 0 {
 					// An array into [4]byte is a type error on both sides, at the same offset.
 					var gt, rt *mpk.UnmarshalTypeError

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"mpk.dev/go/mpk"
 )
 
 // marshaler is the method set of generated encoders.
@@ -22,7 +20,7 @@ type marshaler interface {
 // each with Marshal. It returns the encoding from MarshalMsg(nil).
 func checkMarshalPaths(t *testing.T, v marshaler) []byte {
 	t.Helper()
-	want, err := mpk.Marshal(v)
+	want, err := reflectOnly.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +56,7 @@ func TestMarshalPathsMatchReflection(t *testing.T) {
 				m.Gone = false
 			}
 			got := checkMarshalPaths(t, v)
-			want, _ := mpk.Marshal(v)
+			want, _ := reflectOnly.Marshal(v)
 			all = append(all, kept{v, want, got})
 		}
 	}
@@ -80,7 +78,7 @@ func TestMarshalLargeThroughScratch(t *testing.T) {
 		results = append(results, checkMarshalPaths(t, o))
 	}
 	for i, o := range values {
-		want, _ := mpk.Marshal(o)
+		want, _ := reflectOnly.Marshal(o)
 		if !bytes.Equal(results[i], want) {
 			t.Fatalf("result %d changed after later calls", i)
 		}
@@ -98,7 +96,7 @@ func TestMarshalScratchConcurrent(t *testing.T) {
 			for i := 0; i < 200; i++ {
 				o := &Order{Id: int64(g*1000 + i), Note: strings.Repeat("n", (g*37+i)%300), Lines: make([]Item, i%5)}
 				got, err := o.MarshalMsg(nil)
-				want, _ := mpk.Marshal(o)
+				want, _ := reflectOnly.Marshal(o)
 				if err != nil || !bytes.Equal(got, want) {
 					t.Errorf("goroutine %d, value %d: %x, %v; want %x", g, i, got, err, want)
 					return

@@ -4,26 +4,29 @@ package gentest
 
 import (
 	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"slices"
 )
 
 // Keep the imports used whatever the types need.
 var _ = mpk.Skip
+var _ = genrt.Grow
 var _ = slices.Grow[[]byte]
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Product) Msgsize() (s int) {
 	s = 34
-	s += mpk.IntSize(int64(z.Id))
-	s += mpk.StringSize(len(z.Name))
-	s += mpk.StringSize(len(z.Description))
-	s += mpk.IntSize(int64(z.Price))
+	s += genrt.IntSize(int64(z.Id))
+	s += genrt.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Description))
+	s += genrt.IntSize(int64(z.Price))
 	if z.Colors == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Colors))
+		s += genrt.HeaderSize(len(z.Colors))
 		for _, v1 := range z.Colors {
-			s += mpk.StringSize(len(v1))
+			_ = v1
+			s += genrt.StringSize(len(v1))
 		}
 	}
 	return s
@@ -31,7 +34,7 @@ func (z *Product) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Product) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -60,21 +63,42 @@ func (z *Product) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Product) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Product's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Product) MpkGenerated(*Product) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Product) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Product) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -104,7 +128,7 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "Id":
@@ -123,32 +147,32 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.Description, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.Price, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Colors = nil
 			} else {
-				var n3 int
-				n3, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n3, fl5 int
+				n3, fl5, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Colors != nil && cap(z.Colors) >= n3 {
 					z.Colors = z.Colors[:n3]
@@ -159,17 +183,19 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 				for i4 := range z.Colors {
 					z.Colors[i4], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl5)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -177,41 +203,42 @@ func (z *Product) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte
 func (z *Mixed) Msgsize() (s int) {
 	s = 118
 	s += 15
-	s += mpk.StringSize(len(z.Base.Note))
+	s += genrt.StringSize(len(z.Base.Note))
 	s++
-	s += mpk.IntSize(int64(z.I8))
-	s += mpk.IntSize(int64(z.I16))
-	s += mpk.IntSize(int64(z.I32))
-	s += mpk.IntSize(int64(z.I))
-	s += mpk.UintSize(uint64(z.U8))
-	s += mpk.UintSize(uint64(z.U16))
-	s += mpk.UintSize(uint64(z.U32))
-	s += mpk.UintSize(uint64(z.U64))
-	s += mpk.UintSize(uint64(z.U))
+	s += genrt.IntSize(int64(z.I8))
+	s += genrt.IntSize(int64(z.I16))
+	s += genrt.IntSize(int64(z.I32))
+	s += genrt.IntSize(int64(z.I))
+	s += genrt.UintSize(uint64(z.U8))
+	s += genrt.UintSize(uint64(z.U16))
+	s += genrt.UintSize(uint64(z.U32))
+	s += genrt.UintSize(uint64(z.U64))
+	s += genrt.UintSize(uint64(z.U))
 	s += 5
 	s += 9
-	s += mpk.StringSize(len(z.S))
-	s += mpk.StringSize(len(z.C))
+	s += genrt.StringSize(len(z.S))
+	s += genrt.StringSize(len(z.C))
 	if z.Raw == nil {
 		s++
 	} else {
-		s += mpk.BytesSize(len(z.Raw))
+		s += genrt.BytesSize(len(z.Raw))
 	}
-	s += mpk.BytesSize(len(z.Fixed))
+	s += genrt.BytesSize(len(z.Fixed))
 	if z.Tags == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Tags))
-		for _, v5 := range z.Tags {
-			s += mpk.StringSize(len(v5))
+		s += genrt.HeaderSize(len(z.Tags))
+		for _, v6 := range z.Tags {
+			_ = v6
+			s += genrt.StringSize(len(v6))
 		}
 	}
 	if z.Items == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Items))
-		for i6 := range z.Items {
-			s += z.Items[i6].Msgsize()
+		s += genrt.HeaderSize(len(z.Items))
+		for i7 := range z.Items {
+			s += z.Items[i7].Msgsize()
 		}
 	}
 	if z.Ptr != nil {
@@ -222,36 +249,37 @@ func (z *Mixed) Msgsize() (s int) {
 	if z.Counts == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Counts))
-		for k7, v8 := range z.Counts {
-			_, _ = k7, v8
-			s += mpk.StringSize(len(k7))
-			s += mpk.IntSize(int64(v8))
+		s += genrt.HeaderSize(len(z.Counts))
+		for k8, v9 := range z.Counts {
+			_, _ = k8, v9
+			s += genrt.StringSize(len(k8))
+			s += genrt.IntSize(int64(v9))
 		}
 	}
 	if z.Named == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Named))
-		for k9, v10 := range z.Named {
-			_, _ = k9, v10
-			s += mpk.StringSize(len(k9))
-			s += v10.Msgsize()
+		s += genrt.HeaderSize(len(z.Named))
+		for k10, v11 := range z.Named {
+			_, _ = k10, v11
+			s += genrt.StringSize(len(k10))
+			s += v11.Msgsize()
 		}
 	}
 	s += 16
-	s += mpk.IntSize(int64(z.Omit))
+	s += genrt.IntSize(int64(z.Omit))
 	if z.Nested == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Nested))
-		for i11 := range z.Nested {
-			if z.Nested[i11] == nil {
+		s += genrt.HeaderSize(len(z.Nested))
+		for i12 := range z.Nested {
+			if z.Nested[i12] == nil {
 				s++
 			} else {
-				s += mpk.HeaderSize(len(z.Nested[i11]))
-				for _, v12 := range z.Nested[i11] {
-					s += mpk.IntSize(int64(v12))
+				s += genrt.HeaderSize(len(z.Nested[i12]))
+				for _, v13 := range z.Nested[i12] {
+					_ = v13
+					s += genrt.IntSize(int64(v13))
 				}
 			}
 		}
@@ -262,9 +290,9 @@ func (z *Mixed) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Mixed) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -327,8 +355,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Tags)))
-		for _, v13 := range z.Tags {
-			o = mpk.AppendString(o, string(v13))
+		for _, v14 := range z.Tags {
+			o = mpk.AppendString(o, string(v14))
 		}
 	}
 	o = append(o, "\xa5Items"...)
@@ -336,8 +364,8 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Items)))
-		for i14 := range z.Items {
-			if o, err = z.Items[i14].mpkAppend(o); err != nil {
+		for i15 := range z.Items {
+			if o, err = z.Items[i15].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -355,14 +383,14 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Counts)))
-		keys15 := make([]string, 0, len(z.Counts))
-		for k16 := range z.Counts {
-			keys15 = append(keys15, k16)
+		keys16 := make([]string, 0, len(z.Counts))
+		for k17 := range z.Counts {
+			keys16 = append(keys16, k17)
 		}
-		slices.Sort(keys15)
-		for _, k16 := range keys15 {
-			o = mpk.AppendString(o, string(k16))
-			o = mpk.AppendInt(o, int64(z.Counts[k16]))
+		slices.Sort(keys16)
+		for _, k17 := range keys16 {
+			o = mpk.AppendString(o, string(k17))
+			o = mpk.AppendInt(o, int64(z.Counts[k17]))
 		}
 	}
 	o = append(o, "\xa5Named"...)
@@ -370,15 +398,15 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.Named)))
-		keys17 := make([]Color, 0, len(z.Named))
-		for k18 := range z.Named {
-			keys17 = append(keys17, k18)
+		keys18 := make([]Color, 0, len(z.Named))
+		for k19 := range z.Named {
+			keys18 = append(keys18, k19)
 		}
-		slices.Sort(keys17)
-		for _, k18 := range keys17 {
-			o = mpk.AppendString(o, string(k18))
-			v19 := z.Named[k18]
-			if o, err = v19.mpkAppend(o); err != nil {
+		slices.Sort(keys18)
+		for _, k19 := range keys18 {
+			o = mpk.AppendString(o, string(k19))
+			v20 := z.Named[k19]
+			if o, err = v20.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -396,13 +424,13 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Nested)))
-		for i20 := range z.Nested {
-			if z.Nested[i20] == nil {
+		for i21 := range z.Nested {
+			if z.Nested[i21] == nil {
 				o = mpk.AppendNil(o)
 			} else {
-				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i20])))
-				for _, v21 := range z.Nested[i20] {
-					o = mpk.AppendInt(o, int64(v21))
+				o = mpk.AppendArrayHeader(o, uint32(len(z.Nested[i21])))
+				for _, v22 := range z.Nested[i21] {
+					o = mpk.AppendInt(o, int64(v22))
 				}
 			}
 		}
@@ -412,21 +440,42 @@ func (z *Mixed) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Mixed) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Mixed's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Mixed) MpkGenerated(*Mixed) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Mixed) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Mixed) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -540,7 +589,7 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created":
@@ -601,156 +650,158 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.Base.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Base.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 2:
 			z.B, b, err = mpk.ReadBool(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 3:
 			z.I8, b, err = mpk.ReadInt8(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 4:
 			z.I16, b, err = mpk.ReadInt16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 5:
 			z.I32, b, err = mpk.ReadInt32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 6:
 			{
-				var v22 int64
-				v22, b, err = mpk.ReadInt(b)
+				var v23 int64
+				v23, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				z.I = int(v22)
+				z.I = int(v23)
 			}
 		case 7:
 			z.U8, b, err = mpk.ReadUint8(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 8:
 			z.U16, b, err = mpk.ReadUint16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 9:
 			z.U32, b, err = mpk.ReadUint32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 10:
 			z.U64, b, err = mpk.ReadUint(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 11:
 			{
-				var v23 uint64
-				v23, b, err = mpk.ReadUint(b)
+				var v24 uint64
+				v24, b, err = mpk.ReadUint(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				z.U = uint(v23)
+				z.U = uint(v24)
 			}
 		case 12:
 			z.F32, b, err = mpk.ReadFloat32(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 13:
 			z.F64, b, err = mpk.ReadFloat64(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 14:
 			z.S, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 15:
 			{
-				var v24 string
-				v24, b, err = sa.ReadString(b)
+				var v25 string
+				v25, b, err = sa.ReadString(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				z.C = Color(v24)
+				z.C = Color(v25)
 			}
 		case 16:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Raw = nil
 			} else {
-				var v25 []byte
-				v25, b, err = mpk.ReadBytes(b)
+				var v26 []byte
+				v26, b, err = mpk.ReadBytes(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Raw = append(make([]byte, 0, len(v25)), v25...)
+				z.Raw = append(make([]byte, 0, len(v26)), v26...)
 			}
 		case 17:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Fixed, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Fixed, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 18:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Tags = nil
 			} else {
-				var n26 int
-				n26, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n27, fl29 int
+				n27, fl29, b, err = sa.ReadArrayHeaderIn(b, depth+1, 16)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Tags != nil && cap(z.Tags) >= n26 {
-					z.Tags = z.Tags[:n26]
+				if z.Tags != nil && cap(z.Tags) >= n27 {
+					z.Tags = z.Tags[:n27]
 					clear(z.Tags)
 				} else {
-					z.Tags = make([]string, n26)
+					z.Tags = make([]string, n27)
 				}
-				for i27 := range z.Tags {
-					z.Tags[i27], b, err = sa.ReadString(b)
+				for i28 := range z.Tags {
+					z.Tags[i28], b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl29)
 			}
 		case 19:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Items = nil
 			} else {
-				var n28 int
-				n28, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n30, fl32 int
+				n30, fl32, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Items != nil && cap(z.Items) >= n28 {
-					z.Items = z.Items[:n28]
+				if z.Items != nil && cap(z.Items) >= n30 {
+					z.Items = z.Items[:n30]
 					clear(z.Items)
 				} else {
-					z.Items = make([]Item, n28)
+					z.Items = make([]Item, n30)
 				}
-				for i29 := range z.Items {
-					if b, err = z.Items[i29].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i31 := range z.Items {
+					if b, err = z.Items[i31].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl32)
 			}
 		case 20:
 			if mpk.NextType(b) == mpk.NilType {
@@ -758,10 +809,13 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				z.Ptr = nil
 			} else {
 				if z.Ptr == nil {
+					if err = sa.Alloc(24); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Ptr = new(Item)
 				}
 				if b, err = (*z.Ptr).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 21:
@@ -769,130 +823,135 @@ func (z *Mixed) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				b = b[1:]
 				z.Counts = nil
 			} else {
-				var n30 int
-				n30, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				var n33, fl36 int
+				n33, fl36, b, err = sa.ReadMapHeaderIn(b, depth+1, 32)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Counts == nil {
-					z.Counts = make(map[string]int64, n30)
+					z.Counts = make(map[string]int64, min(n33, 4096))
 				}
-				for ; n30 > 0; n30-- {
-					var k31 string
-					k31, b, err = sa.ReadString(b)
+				for ; n33 > 0; n33-- {
+					var k34 string
+					k34, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					var v32 int64
-					v32, b, err = mpk.ReadInt(b)
+					var v35 int64
+					v35, b, err = mpk.ReadInt(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					z.Counts[string(k31)] = v32
+					z.Counts[string(k34)] = v35
 				}
+				sa.Leave(fl36)
 			}
 		case 22:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Named = nil
 			} else {
-				var n33 int
-				n33, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				var n37, fl40 int
+				n37, fl40, b, err = sa.ReadMapHeaderIn(b, depth+1, 40)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.Named == nil {
-					z.Named = make(map[Color]Point, n33)
+					z.Named = make(map[Color]Point, min(n37, 4096))
 				}
-				for ; n33 > 0; n33-- {
-					var k34 string
-					k34, b, err = sa.ReadString(b)
+				for ; n37 > 0; n37-- {
+					var k38 string
+					k38, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					var v35 Point
-					if b, err = v35.mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					var v39 Point
+					if b, err = v39.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					z.Named[Color(k34)] = v35
+					z.Named[Color(k38)] = v39
 				}
+				sa.Leave(fl40)
 			}
 		case 23:
-			b, err = mpk.UnmarshalPrefixNested(b, &z.Any, depth+1)
+			b, err = sa.UnmarshalPrefix(b, &z.Any, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 24:
 			{
-				var v36 int64
-				v36, b, err = mpk.ReadInt(b)
+				var v41 int64
+				v41, b, err = mpk.ReadInt(b)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				z.Omit = int(v36)
+				z.Omit = int(v41)
 			}
 		case 25:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Nested = nil
 			} else {
-				var n37 int
-				n37, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n42, fl44 int
+				n42, fl44, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Nested != nil && cap(z.Nested) >= n37 {
-					z.Nested = z.Nested[:n37]
+				if z.Nested != nil && cap(z.Nested) >= n42 {
+					z.Nested = z.Nested[:n42]
 					clear(z.Nested)
 				} else {
-					z.Nested = make([][]int16, n37)
+					z.Nested = make([][]int16, n42)
 				}
-				for i38 := range z.Nested {
+				for i43 := range z.Nested {
 					if mpk.NextType(b) == mpk.NilType {
 						b = b[1:]
-						z.Nested[i38] = nil
+						z.Nested[i43] = nil
 					} else {
-						var n39 int
-						n39, b, err = mpk.ReadArrayHeaderNested(b, depth+2)
+						var n45, fl47 int
+						n45, fl47, b, err = sa.ReadArrayHeaderIn(b, depth+2, 2)
 						if err != nil {
-							return in, mpk.ShiftOffset(err, len(in)-len(b))
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
 						}
-						if z.Nested[i38] != nil && cap(z.Nested[i38]) >= n39 {
-							z.Nested[i38] = z.Nested[i38][:n39]
-							clear(z.Nested[i38])
+						if z.Nested[i43] != nil && cap(z.Nested[i43]) >= n45 {
+							z.Nested[i43] = z.Nested[i43][:n45]
+							clear(z.Nested[i43])
 						} else {
-							z.Nested[i38] = make([]int16, n39)
+							z.Nested[i43] = make([]int16, n45)
 						}
-						for i40 := range z.Nested[i38] {
-							z.Nested[i38][i40], b, err = mpk.ReadInt16(b)
+						for i46 := range z.Nested[i43] {
+							z.Nested[i43][i46], b, err = mpk.ReadInt16(b)
 							if err != nil {
-								return in, mpk.ShiftOffset(err, len(in)-len(b))
+								return in, genrt.ShiftOffset(err, len(in)-len(b))
 							}
 						}
+						sa.Leave(fl47)
 					}
 				}
+				sa.Leave(fl44)
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Item) Msgsize() (s int) {
 	s = 9
-	s += mpk.StringSize(len(z.Sku))
-	s += mpk.UintSize(uint64(z.Qty))
+	s += genrt.StringSize(len(z.Sku))
+	s += genrt.UintSize(uint64(z.Qty))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Item) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -915,21 +974,42 @@ func (z *Item) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Item) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Item's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Item) MpkGenerated(*Item) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Item) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Item) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -947,7 +1027,7 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "sku":
@@ -960,20 +1040,21 @@ func (z *Item) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Sku, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Qty, b, err = mpk.ReadUint16(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -987,7 +1068,7 @@ func (z *Point) Msgsize() (s int) {
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Point) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1002,40 +1083,62 @@ func (z *Point) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Point) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Point's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Point) MpkGenerated(*Point) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Point) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Point) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadArrayHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	if n > 0 {
 		z.X, b, err = mpk.ReadFloat64(b)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	if n > 1 {
 		z.Y, b, err = mpk.ReadFloat64(b)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
 	for i := 2; i < n; i++ {
-		b, err = mpk.SkipNested(b, depth+1)
+		b, err = genrt.SkipNested(b, depth+1)
 		if err != nil {
-			return in, mpk.ShiftOffset(err, len(in)-len(b))
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
@@ -1043,13 +1146,13 @@ func (z *Point) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 func (z *Base) Msgsize() (s int) {
 	s = 14
 	s += 15
-	s += mpk.StringSize(len(z.Note))
+	s += genrt.StringSize(len(z.Note))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Base) MarshalMsg(b []byte) ([]byte, error) {
-	return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 }
 
 // mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
@@ -1072,21 +1175,42 @@ func (z *Base) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Base) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Base's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Base) MpkGenerated(*Base) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Base) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Base) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1104,7 +1228,7 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "created":
@@ -1117,33 +1241,34 @@ func (z *Base) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Created, b, err = mpk.ReadTime(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			z.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Tree) Msgsize() (s int) {
 	s = 29
-	s += mpk.StringSize(len(z.Name))
+	s += genrt.StringSize(len(z.Name))
 	if z.Kids == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Kids))
-		for i41 := range z.Kids {
-			s += z.Kids[i41].Msgsize()
+		s += genrt.HeaderSize(len(z.Kids))
+		for i48 := range z.Kids {
+			s += z.Kids[i48].Msgsize()
 		}
 	}
 	if z.Next != nil {
@@ -1154,11 +1279,11 @@ func (z *Tree) Msgsize() (s int) {
 	if z.ByName == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.ByName))
-		for k42, v43 := range z.ByName {
-			_, _ = k42, v43
-			s += mpk.StringSize(len(k42))
-			s += v43.Msgsize()
+		s += genrt.HeaderSize(len(z.ByName))
+		for k49, v50 := range z.ByName {
+			_, _ = k49, v50
+			s += genrt.StringSize(len(k49))
+			s += v50.Msgsize()
 		}
 	}
 	s += z.Leaf.Msgsize()
@@ -1168,9 +1293,9 @@ func (z *Tree) Msgsize() (s int) {
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Tree) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1185,8 +1310,8 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Kids)))
-		for i44 := range z.Kids {
-			if o, err = z.Kids[i44].mpkAppend(o); err != nil {
+		for i51 := range z.Kids {
+			if o, err = z.Kids[i51].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1204,15 +1329,15 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendMapHeader(o, uint32(len(z.ByName)))
-		keys45 := make([]string, 0, len(z.ByName))
-		for k46 := range z.ByName {
-			keys45 = append(keys45, k46)
+		keys52 := make([]string, 0, len(z.ByName))
+		for k53 := range z.ByName {
+			keys52 = append(keys52, k53)
 		}
-		slices.Sort(keys45)
-		for _, k46 := range keys45 {
-			o = mpk.AppendString(o, string(k46))
-			v47 := z.ByName[k46]
-			if o, err = v47.mpkAppend(o); err != nil {
+		slices.Sort(keys52)
+		for _, k53 := range keys52 {
+			o = mpk.AppendString(o, string(k53))
+			v54 := z.ByName[k53]
+			if o, err = v54.mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1226,21 +1351,42 @@ func (z *Tree) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Tree's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Tree) MpkGenerated(*Tree) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Tree) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Tree) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1270,7 +1416,7 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "name":
@@ -1289,29 +1435,30 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 		case 0:
 			z.Name, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Kids = nil
 			} else {
-				var n48 int
-				n48, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n55, fl57 int
+				n55, fl57, b, err = sa.ReadArrayHeaderIn(b, depth+1, 72)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Kids != nil && cap(z.Kids) >= n48 {
-					z.Kids = z.Kids[:n48]
+				if z.Kids != nil && cap(z.Kids) >= n55 {
+					z.Kids = z.Kids[:n55]
 					clear(z.Kids)
 				} else {
-					z.Kids = make([]Tree, n48)
+					z.Kids = make([]Tree, n55)
 				}
-				for i49 := range z.Kids {
-					if b, err = z.Kids[i49].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i56 := range z.Kids {
+					if b, err = z.Kids[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl57)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1319,10 +1466,13 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				z.Next = nil
 			} else {
 				if z.Next == nil {
+					if err = sa.Alloc(72); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Next = new(Tree)
 				}
 				if b, err = (*z.Next).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 3:
@@ -1330,51 +1480,53 @@ func (z *Tree) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, e
 				b = b[1:]
 				z.ByName = nil
 			} else {
-				var n50 int
-				n50, b, err = mpk.ReadMapHeaderNested(b, depth+1)
+				var n58, fl61 int
+				n58, fl61, b, err = sa.ReadMapHeaderIn(b, depth+1, 96)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 				if z.ByName == nil {
-					z.ByName = make(map[string]Tree, n50)
+					z.ByName = make(map[string]Tree, min(n58, 4096))
 				}
-				for ; n50 > 0; n50-- {
-					var k51 string
-					k51, b, err = sa.ReadString(b)
+				for ; n58 > 0; n58-- {
+					var k59 string
+					k59, b, err = sa.ReadString(b)
 					if err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					var v52 Tree
-					if b, err = v52.mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+					var v60 Tree
+					if b, err = v60.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
-					z.ByName[string(k51)] = v52
+					z.ByName[string(k59)] = v60
 				}
+				sa.Leave(fl61)
 			}
 		case 4:
 			if b, err = z.Leaf.mpkUnmarshal(b, sa, depth+1); err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
 	return b, nil
 }
 
 // Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
 func (z *Order) Msgsize() (s int) {
 	s = 20
-	s += mpk.IntSize(int64(z.Id))
+	s += genrt.IntSize(int64(z.Id))
 	if z.Lines == nil {
 		s++
 	} else {
-		s += mpk.HeaderSize(len(z.Lines))
-		for i53 := range z.Lines {
-			s += z.Lines[i53].Msgsize()
+		s += genrt.HeaderSize(len(z.Lines))
+		for i62 := range z.Lines {
+			s += z.Lines[i62].Msgsize()
 		}
 	}
 	if z.Ship != nil {
@@ -1382,16 +1534,16 @@ func (z *Order) Msgsize() (s int) {
 	} else {
 		s++
 	}
-	s += mpk.StringSize(len(z.Note))
+	s += genrt.StringSize(len(z.Note))
 	return s
 }
 
 // MarshalMsg appends the MessagePack encoding of z to b.
 func (z *Order) MarshalMsg(b []byte) ([]byte, error) {
 	if cap(b) > 0 {
-		return z.mpkAppend(mpk.Grow(b, z.Msgsize()))
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
 	}
-	s := mpk.GetScratch()
+	s := genrt.GetScratch()
 	return s.Done(z.mpkAppend(s.Bytes()))
 }
 
@@ -1406,8 +1558,8 @@ func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
 		o = mpk.AppendNil(o)
 	} else {
 		o = mpk.AppendArrayHeader(o, uint32(len(z.Lines)))
-		for i54 := range z.Lines {
-			if o, err = z.Lines[i54].mpkAppend(o); err != nil {
+		for i63 := range z.Lines {
+			if o, err = z.Lines[i63].mpkAppend(o); err != nil {
 				return b, err
 			}
 		}
@@ -1427,21 +1579,42 @@ func (z *Order) mpkAppend(b []byte) (o []byte, err error) {
 
 // UnmarshalMsg decodes z from the start of b and returns the rest of b.
 func (z *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	var sa mpk.StringArena
-	return z.mpkUnmarshal(b, &sa, 0)
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Order's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Order) MpkGenerated(*Order) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Order) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
 }
 
 // mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
 // strings of nested structs share its chunks, and with the number of containers enclosing
 // z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
-func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, error) {
+func (z *Order) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
 	in := b
 	var err error
 	_ = err
-	var n int
-	n, b, err = mpk.ReadMapHeaderNested(b, depth)
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
 	if err != nil {
-		return in, mpk.ShiftOffset(err, len(in)-len(b))
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
 	}
 	for i := 0; i < n; i++ {
 		field := -1
@@ -1467,7 +1640,7 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 			var key []byte
 			key, b, err = mpk.ReadStringBytes(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 			switch string(key) {
 			case "id":
@@ -1484,29 +1657,30 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 		case 0:
 			z.Id, b, err = mpk.ReadInt(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		case 1:
 			if mpk.NextType(b) == mpk.NilType {
 				b = b[1:]
 				z.Lines = nil
 			} else {
-				var n55 int
-				n55, b, err = mpk.ReadArrayHeaderNested(b, depth+1)
+				var n64, fl66 int
+				n64, fl66, b, err = sa.ReadArrayHeaderIn(b, depth+1, 24)
 				if err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
-				if z.Lines != nil && cap(z.Lines) >= n55 {
-					z.Lines = z.Lines[:n55]
+				if z.Lines != nil && cap(z.Lines) >= n64 {
+					z.Lines = z.Lines[:n64]
 					clear(z.Lines)
 				} else {
-					z.Lines = make([]Item, n55)
+					z.Lines = make([]Item, n64)
 				}
-				for i56 := range z.Lines {
-					if b, err = z.Lines[i56].mpkUnmarshal(b, sa, depth+2); err != nil {
-						return in, mpk.ShiftOffset(err, len(in)-len(b))
+				for i65 := range z.Lines {
+					if b, err = z.Lines[i65].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
 					}
 				}
+				sa.Leave(fl66)
 			}
 		case 2:
 			if mpk.NextType(b) == mpk.NilType {
@@ -1514,23 +1688,548 @@ func (z *Order) mpkUnmarshal(b []byte, sa *mpk.StringArena, depth int) ([]byte, 
 				z.Ship = nil
 			} else {
 				if z.Ship == nil {
+					if err = sa.Alloc(16); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
 					z.Ship = new(Point)
 				}
 				if b, err = (*z.Ship).mpkUnmarshal(b, sa, depth+1); err != nil {
-					return in, mpk.ShiftOffset(err, len(in)-len(b))
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
 				}
 			}
 		case 3:
 			z.Note, b, err = sa.ReadString(b)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		default:
-			b, err = mpk.SkipNested(b, depth+1)
+			b, err = genrt.SkipNested(b, depth+1)
 			if err != nil {
-				return in, mpk.ShiftOffset(err, len(in)-len(b))
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
 			}
 		}
 	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Pages) Msgsize() (s int) {
+	s = 9
+	if z.P == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.P))
+		for i67 := range z.P {
+			s += z.P[i67].Msgsize()
+		}
+	}
+	if z.Q == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.Q))
+		for i68 := range z.Q {
+			if z.Q[i68] != nil {
+				s += (*z.Q[i68]).Msgsize()
+			} else {
+				s++
+			}
+		}
+	}
+	if z.M == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.M))
+		for k69, v70 := range z.M {
+			_, _ = k69, v70
+			s += genrt.StringSize(len(k69))
+			s += v70.Msgsize()
+		}
+	}
+	if z.R == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.R))
+		for k71, v72 := range z.R {
+			_, _ = k71, v72
+			s += genrt.IntSize(int64(k71))
+			if v72 != nil {
+				s += (*v72).Msgsize()
+			} else {
+				s++
+			}
+		}
+	}
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Pages) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+	}
+	s := genrt.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Pages) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x84\xa1p"...)
+	if z.P == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.P)))
+		for i73 := range z.P {
+			if o, err = z.P[i73].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa1q"...)
+	if z.Q == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Q)))
+		for i74 := range z.Q {
+			if z.Q[i74] == nil {
+				o = mpk.AppendNil(o)
+			} else {
+				if o, err = z.Q[i74].mpkAppend(o); err != nil {
+					return b, err
+				}
+			}
+		}
+	}
+	o = append(o, "\xa1m"...)
+	if z.M == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendMapHeader(o, uint32(len(z.M)))
+		keys75 := make([]string, 0, len(z.M))
+		for k76 := range z.M {
+			keys75 = append(keys75, k76)
+		}
+		slices.Sort(keys75)
+		for _, k76 := range keys75 {
+			o = mpk.AppendString(o, string(k76))
+			v77 := z.M[k76]
+			if o, err = v77.mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	o = append(o, "\xa1r"...)
+	if o, err = mpk.MarshalAppend(o, z.R); err != nil {
+		return b, err
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Pages) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Pages's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Pages) MpkGenerated(*Pages) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Pages) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Pages) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 2 && string(b[:2]) == "\xa1p" {
+				b, field = b[2:], 0
+			}
+		case 1:
+			if len(b) >= 2 && string(b[:2]) == "\xa1q" {
+				b, field = b[2:], 1
+			}
+		case 2:
+			if len(b) >= 2 && string(b[:2]) == "\xa1m" {
+				b, field = b[2:], 2
+			}
+		case 3:
+			if len(b) >= 2 && string(b[:2]) == "\xa1r" {
+				b, field = b[2:], 3
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "p":
+				field = 0
+			case "q":
+				field = 1
+			case "m":
+				field = 2
+			case "r":
+				field = 3
+			}
+		}
+		switch field {
+		case 0:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.P = nil
+			} else {
+				var n78, fl80 int
+				n78, fl80, b, err = sa.ReadArrayHeaderIn(b, depth+1, 4096)
+				if err != nil {
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.P != nil && cap(z.P) >= n78 {
+					z.P = z.P[:n78]
+					clear(z.P)
+				} else {
+					z.P = make([]Page4k, n78)
+				}
+				for i79 := range z.P {
+					if b, err = z.P[i79].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+				sa.Leave(fl80)
+			}
+		case 1:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Q = nil
+			} else {
+				var n81, fl83 int
+				n81, fl83, b, err = sa.ReadArrayHeaderIn(b, depth+1, 8)
+				if err != nil {
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Q != nil && cap(z.Q) >= n81 {
+					z.Q = z.Q[:n81]
+					clear(z.Q)
+				} else {
+					z.Q = make([]*Page4k, n81)
+				}
+				for i82 := range z.Q {
+					if mpk.NextType(b) == mpk.NilType {
+						b = b[1:]
+						z.Q[i82] = nil
+					} else {
+						if z.Q[i82] == nil {
+							if err = sa.Alloc(4096); err != nil {
+								return in, genrt.ShiftOffset(err, len(in)-len(b))
+							}
+							z.Q[i82] = new(Page4k)
+						}
+						if b, err = (*z.Q[i82]).mpkUnmarshal(b, sa, depth+2); err != nil {
+							return in, genrt.ShiftOffset(err, len(in)-len(b))
+						}
+					}
+				}
+				sa.Leave(fl83)
+			}
+		case 2:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.M = nil
+			} else {
+				var n84, fl87 int
+				n84, fl87, b, err = sa.ReadMapHeaderIn(b, depth+1, 4120)
+				if err != nil {
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.M == nil {
+					z.M = make(map[string]Page4k, min(n84, 4096))
+				}
+				for ; n84 > 0; n84-- {
+					var k85 string
+					k85, b, err = sa.ReadString(b)
+					if err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
+					var v86 Page4k
+					if b, err = v86.mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
+					z.M[string(k85)] = v86
+				}
+				sa.Leave(fl87)
+			}
+		case 3:
+			b, err = sa.UnmarshalPrefix(b, &z.R, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = genrt.SkipNested(b, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Page4k) Msgsize() (s int) {
+	s = 3
+	s += genrt.BytesSize(len(z.B))
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Page4k) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Page4k) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x81\xa1b"...)
+	o = mpk.AppendBytes(o, z.B[:])
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Page4k) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Page4k's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Page4k) MpkGenerated(*Page4k) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Page4k) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Page4k) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 2 && string(b[:2]) == "\xa1b" {
+				b, field = b[2:], 0
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "b":
+				field = 0
+			}
+		}
+		switch field {
+		case 0:
+			b, err = sa.UnmarshalPrefix(b, &z.B, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		default:
+			b, err = genrt.SkipNested(b, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Book) Msgsize() (s int) {
+	s = 7
+	if z.Pages == nil {
+		s++
+	} else {
+		s += genrt.HeaderSize(len(z.Pages))
+		for i88 := range z.Pages {
+			s += z.Pages[i88].Msgsize()
+		}
+	}
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Book) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+	}
+	s := genrt.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Book) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x81\xa5pages"...)
+	if z.Pages == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendArrayHeader(o, uint32(len(z.Pages)))
+		for i89 := range z.Pages {
+			if o, err = z.Pages[i89].mpkAppend(o); err != nil {
+				return b, err
+			}
+		}
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Book) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Book's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Book) MpkGenerated(*Book) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Book) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Book) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadMapHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	for i := 0; i < n; i++ {
+		field := -1
+		switch i {
+		case 0:
+			if len(b) >= 6 && string(b[:6]) == "\xa5pages" {
+				b, field = b[6:], 0
+			}
+		}
+		if field < 0 {
+			var key []byte
+			key, b, err = mpk.ReadStringBytes(b)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+			switch string(key) {
+			case "pages":
+				field = 0
+			}
+		}
+		switch field {
+		case 0:
+			if mpk.NextType(b) == mpk.NilType {
+				b = b[1:]
+				z.Pages = nil
+			} else {
+				var n90, fl92 int
+				n90, fl92, b, err = sa.ReadArrayHeaderIn(b, depth+1, 64)
+				if err != nil {
+					return in, genrt.ShiftOffset(err, len(in)-len(b))
+				}
+				if z.Pages != nil && cap(z.Pages) >= n90 {
+					z.Pages = z.Pages[:n90]
+					clear(z.Pages)
+				} else {
+					z.Pages = make([]Pages, n90)
+				}
+				for i91 := range z.Pages {
+					if b, err = z.Pages[i91].mpkUnmarshal(b, sa, depth+2); err != nil {
+						return in, genrt.ShiftOffset(err, len(in)-len(b))
+					}
+				}
+				sa.Leave(fl92)
+			}
+		default:
+			b, err = genrt.SkipNested(b, depth+1)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+		}
+	}
+	sa.Leave(fl)
 	return b, nil
 }

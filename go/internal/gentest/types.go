@@ -4,7 +4,7 @@ package gentest
 
 import "time"
 
-//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base,Tree,Order
+//go:generate go run ../../cmd/mpkgen -type Product,Mixed,Item,Point,Base,Tree,Order,Pages,Page4k,Book
 
 // Product is the seed's struct.
 type Product struct {
@@ -79,4 +79,21 @@ type Order struct {
 	Lines []Item `msgpack:"lines"`
 	Ship  *Point `msgpack:"ship"`
 	Note  string `msgpack:"note"`
+}
+
+// Pages holds large elements, which a hostile count of nils or empty maps would multiply.
+type Pages struct {
+	P []Page4k          `msgpack:"p"`
+	Q []*Page4k         `msgpack:"q"`
+	M map[string]Page4k `msgpack:"m"`
+	R map[int]*Page4k   `msgpack:"r"` // decoded by reflection (an int key)
+}
+
+// Book nests Pages, whose R fields the generated code hands to reflection.
+type Book struct {
+	Pages []Pages `msgpack:"pages"`
+}
+
+type Page4k struct {
+	B [4096]byte `msgpack:"b"`
 }

@@ -46,6 +46,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "report: %s not found in %s, skipped\n", f, bench.BenchData())
 		}
 	}
+	cases = append(cases, bench.SyntheticCases()...)
 	var rows []row
 	for _, c := range cases {
 		if !strings.Contains(c.Name, *filter) {

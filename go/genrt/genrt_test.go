@@ -1,10 +1,12 @@
-package mpk
+package genrt_test
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"mpk.dev/go/mpk"
+	"mpk.dev/go/mpk/genrt"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,26 +27,26 @@ func TestNestedReadsMatchWholeMessage(t *testing.T) {
 		"array of maps": {0x92, 0x80, 0x81, 0x01, 0x90},
 	}
 	readers := map[string]func(b []byte, depth int) ([]byte, error){
-		"SkipNested": SkipNested,
+		"SkipNested": genrt.SkipNested,
 		"ReadArrayHeaderNested": func(b []byte, depth int) ([]byte, error) {
-			_, rest, err := ReadArrayHeaderNested(b, depth)
+			_, rest, err := genrt.ReadArrayHeaderNested(b, depth)
 			return rest, err
 		},
 		"ReadMapHeaderNested": func(b []byte, depth int) ([]byte, error) {
-			_, rest, err := ReadMapHeaderNested(b, depth)
+			_, rest, err := genrt.ReadMapHeaderNested(b, depth)
 			return rest, err
 		},
 		"UnmarshalPrefixNested": func(b []byte, depth int) ([]byte, error) {
 			var v any
-			return UnmarshalPrefixNested(b, &v, depth)
+			return genrt.UnmarshalPrefixNested(b, &v, depth)
 		},
 	}
 	for vname, value := range values {
 		for _, depth := range []int{0, 1, 990, 1000, 1023, 1024} {
 			// The same value inside depth one-element arrays: Skip gives the reference error.
 			whole := append(bytes.Repeat([]byte{0x91}, depth), value...)
-			_, wholeErr := Skip(whole)
-			var want *DecodeError
+			_, wholeErr := mpk.Skip(whole)
+			var want *mpk.DecodeError
 			if errors.As(wholeErr, &want) {
 				if want.Offset < int64(depth) {
 					continue // the limit fell on an enclosing array: nothing to compare
@@ -58,7 +60,7 @@ func TestNestedReadsMatchWholeMessage(t *testing.T) {
 						want = nil // a header reader reads one token, and its errors are at 0
 					}
 					rest, err := read(value, depth)
-					var got *DecodeError
+					var got *mpk.DecodeError
 					if errors.As(err, &got) != (want != nil) || (want != nil && *got != *want) {
 						t.Fatalf("got %v, want %v", err, wholeErr)
 					}
@@ -116,18 +118,18 @@ func TestReadsConvertLikeUnmarshal(t *testing.T) {
 		target func() any // a pointer to a fresh value of the type read
 	}
 	readers := map[string]reader{
-		"ReadFloat32": {func(b []byte) (any, []byte, error) { return wrap(ReadFloat32(b)) }, func() any { return new(float32) }},
-		"ReadFloat64": {func(b []byte) (any, []byte, error) { return wrap(ReadFloat64(b)) }, func() any { return new(float64) }},
-		"ReadInt8":    {func(b []byte) (any, []byte, error) { return wrap(ReadInt8(b)) }, func() any { return new(int8) }},
-		"ReadInt16":   {func(b []byte) (any, []byte, error) { return wrap(ReadInt16(b)) }, func() any { return new(int16) }},
-		"ReadInt32":   {func(b []byte) (any, []byte, error) { return wrap(ReadInt32(b)) }, func() any { return new(int32) }},
-		"ReadInt":     {func(b []byte) (any, []byte, error) { return wrap(ReadInt(b)) }, func() any { return new(int64) }},
-		"ReadUint8":   {func(b []byte) (any, []byte, error) { return wrap(ReadUint8(b)) }, func() any { return new(uint8) }},
-		"ReadUint16":  {func(b []byte) (any, []byte, error) { return wrap(ReadUint16(b)) }, func() any { return new(uint16) }},
-		"ReadUint32":  {func(b []byte) (any, []byte, error) { return wrap(ReadUint32(b)) }, func() any { return new(uint32) }},
-		"ReadUint":    {func(b []byte) (any, []byte, error) { return wrap(ReadUint(b)) }, func() any { return new(uint64) }},
+		"ReadFloat32": {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadFloat32(b)) }, func() any { return new(float32) }},
+		"ReadFloat64": {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadFloat64(b)) }, func() any { return new(float64) }},
+		"ReadInt8":    {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadInt8(b)) }, func() any { return new(int8) }},
+		"ReadInt16":   {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadInt16(b)) }, func() any { return new(int16) }},
+		"ReadInt32":   {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadInt32(b)) }, func() any { return new(int32) }},
+		"ReadInt":     {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadInt(b)) }, func() any { return new(int64) }},
+		"ReadUint8":   {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadUint8(b)) }, func() any { return new(uint8) }},
+		"ReadUint16":  {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadUint16(b)) }, func() any { return new(uint16) }},
+		"ReadUint32":  {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadUint32(b)) }, func() any { return new(uint32) }},
+		"ReadUint":    {func(b []byte) (any, []byte, error) { return wrap(mpk.ReadUint(b)) }, func() any { return new(uint64) }},
 		"StringArena.ReadString": {func(b []byte) (any, []byte, error) {
-			var sa StringArena
+			var sa genrt.StringArena
 			return wrap(sa.ReadString(b))
 		}, func() any { return new(string) }},
 	}
@@ -135,25 +137,25 @@ func TestReadsConvertLikeUnmarshal(t *testing.T) {
 		for rname, r := range readers {
 			got, rest, err := r.read(in)
 			target := r.target()
-			refErr := Unmarshal(in, target)
+			refErr := mpk.Unmarshal(in, target)
 			want := reflectValue(target)
-			var de, refDe *DecodeError
-			var te *UnmarshalTypeError
+			var de, refDe *mpk.DecodeError
+			var te *mpk.UnmarshalTypeError
 			isDe, refIsDe := errors.As(err, &de), errors.As(refErr, &refDe)
 			stricter := iname == "nil" || (iname == "bin" && rname == "StringArena.ReadString")
 			switch {
 			case stricter:
 				if !errors.As(err, &te) || refErr != nil {
-					t.Errorf("%s on %s: %v, want a type error; Unmarshal: %v", rname, iname, err, refErr)
+					t.Errorf("%s on %s: %v, want a type error; mpk.Unmarshal: %v", rname, iname, err, refErr)
 				}
 			case errors.As(err, &te) && te.Type != reflect.TypeOf(target).Elem():
 				t.Errorf("%s on %s: the error names %v", rname, iname, te.Type)
 			case isDe != refIsDe || (isDe && *de != *refDe):
-				t.Errorf("%s on %s: %v; Unmarshal: %v", rname, iname, err, refErr)
+				t.Errorf("%s on %s: %v; mpk.Unmarshal: %v", rname, iname, err, refErr)
 			case (err == nil) != (refErr == nil):
-				t.Errorf("%s on %s: %v; Unmarshal: %v", rname, iname, err, refErr)
+				t.Errorf("%s on %s: %v; mpk.Unmarshal: %v", rname, iname, err, refErr)
 			case err == nil && (fmt.Sprint(got) != fmt.Sprint(want) || len(rest) != 0):
-				t.Errorf("%s on %s: %v (%d bytes left); Unmarshal: %v", rname, iname, got, len(rest), want)
+				t.Errorf("%s on %s: %v (%d bytes left); mpk.Unmarshal: %v", rname, iname, got, len(rest), want)
 			case err != nil && !bytes.Equal(rest, in):
 				t.Errorf("%s on %s: the rest after an error is not the input", rname, iname)
 			}
@@ -200,9 +202,9 @@ func TestStringArena(t *testing.T) {
 	for i, n := range []int{3, 0, 31, 32, 255, 256, 5000, 1, 70000, 4, 4090, 9} {
 		s := strings.Repeat(string(rune('a'+i%26)), n)
 		want = append(want, s)
-		in = AppendString(in, s)
+		in = mpk.AppendString(in, s)
 	}
-	var sa StringArena
+	var sa genrt.StringArena
 	var got []string
 	rest := in
 	for range want {
@@ -227,7 +229,7 @@ func TestStringArena(t *testing.T) {
 
 	one := []byte{0xa3, 'a', 'a', 'a', 0xa3, 'b', 'b', 'b'}
 	other := []byte{0xa3, 'c', 'c', 'c', 0xa3, 'd', 'd', 'd'}
-	var sb StringArena
+	var sb genrt.StringArena
 	s1, rest1, _ := sb.ReadString(one)
 	s2, _, _ := sb.ReadString(other[4:])
 	s3, _, _ := sb.ReadString(rest1)
@@ -247,25 +249,25 @@ func TestSizesMatchAppends(t *testing.T) {
 	ints = append(ints, 0, -32, -33, 127, 128, -128, -129, 255, 256, 65535, 65536, -32768, -32769,
 		4294967295, 4294967296, -2147483648, -2147483649, math.MaxInt64, math.MinInt64)
 	for _, v := range ints {
-		if got, want := IntSize(v), len(AppendInt(nil, v)); got != want {
-			t.Errorf("IntSize(%d) = %d, AppendInt writes %d bytes", v, got, want)
+		if got, want := genrt.IntSize(v), len(mpk.AppendInt(nil, v)); got != want {
+			t.Errorf("IntSize(%d) = %d, mpk.AppendInt writes %d bytes", v, got, want)
 		}
-		if got, want := UintSize(uint64(v)), len(AppendUint(nil, uint64(v))); got != want {
-			t.Errorf("UintSize(%d) = %d, AppendUint writes %d bytes", uint64(v), got, want)
+		if got, want := genrt.UintSize(uint64(v)), len(mpk.AppendUint(nil, uint64(v))); got != want {
+			t.Errorf("UintSize(%d) = %d, mpk.AppendUint writes %d bytes", uint64(v), got, want)
 		}
 	}
 	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 257, 65535, 65536, 65537, 1 << 20} {
-		if got, want := StringSize(n), len(AppendStringHeader(nil, n))+n; got != want {
+		if got, want := genrt.StringSize(n), len(mpk.AppendStringHeader(nil, n))+n; got != want {
 			t.Errorf("StringSize(%d) = %d, want %d", n, got, want)
 		}
-		if got, want := BytesSize(n), len(AppendBytesHeader(nil, n))+n; got != want {
+		if got, want := genrt.BytesSize(n), len(mpk.AppendBytesHeader(nil, n))+n; got != want {
 			t.Errorf("BytesSize(%d) = %d, want %d", n, got, want)
 		}
-		if got, want := HeaderSize(n), len(AppendArrayHeader(nil, uint32(n))); got != want {
-			t.Errorf("HeaderSize(%d) = %d, AppendArrayHeader writes %d bytes", n, got, want)
+		if got, want := genrt.HeaderSize(n), len(mpk.AppendArrayHeader(nil, uint32(n))); got != want {
+			t.Errorf("HeaderSize(%d) = %d, mpk.AppendArrayHeader writes %d bytes", n, got, want)
 		}
-		if got, want := HeaderSize(n), len(AppendMapHeader(nil, uint32(n))); got != want {
-			t.Errorf("HeaderSize(%d) = %d, AppendMapHeader writes %d bytes", n, got, want)
+		if got, want := genrt.HeaderSize(n), len(mpk.AppendMapHeader(nil, uint32(n))); got != want {
+			t.Errorf("HeaderSize(%d) = %d, mpk.AppendMapHeader writes %d bytes", n, got, want)
 		}
 	}
 }
