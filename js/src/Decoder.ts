@@ -1,3 +1,4 @@
+import { brand } from "./brand.js";
 import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
 import { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
@@ -48,6 +49,8 @@ let mapAsMap = false;
 let int64Mode = INT64_AUTO;
 let utf8Mode = UTF8_REPLACE;
 let exact = false;
+/** bin, ext and RawStr payloads are copies (false: views into the input, with zeroCopy). */
+let copyBytes = true;
 let timestampAsDate = true;
 let extDecoders: ExtensionCodec["decoders"] | undefined;
 let busy = false;
@@ -83,12 +86,14 @@ export class Decoder {
   private readonly int64Mode: number;
   private readonly utf8Mode: number;
   private readonly exact: boolean;
+  private readonly copyBytes: boolean;
   private readonly timestampAsDate: boolean;
   private readonly extDecoders: ExtensionCodec["decoders"] | undefined;
 
   constructor(options: DecoderOptions = {}) {
     this.limits = decodeLimits(options);
     this.exact = options.exact ?? false;
+    this.copyBytes = options.zeroCopy !== true;
     this.mapAsMap = options.map === "Map";
     this.int64Mode = options.int64 === "number" ? INT64_NUMBER : options.int64 === "bigint" ? INT64_BIGINT : INT64_AUTO;
     this.utf8Mode = options.utf8 === "strict" ? UTF8_STRICT : options.utf8 === "raw" ? UTF8_RAW : UTF8_REPLACE;
@@ -182,18 +187,19 @@ export class Decoder {
     int64Mode = this.int64Mode;
     utf8Mode = this.utf8Mode;
     exact = this.exact;
+    copyBytes = this.copyBytes;
     timestampAsDate = this.timestampAsDate;
     extDecoders = this.extDecoders;
   }
 }
 
 function save(): unknown[] {
-  return [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+  return [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, copyBytes, timestampAsDate, extDecoders];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function restore(s: any[]): void {
-  [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+  [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, copyBytes, timestampAsDate, extDecoders] = s;
 }
 
 /**
@@ -425,14 +431,15 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
   const s = decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, true);
   if (!lastUtf8Invalid) return s;
   if (utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
-  return new RawStr(buf.slice(start, stop));
+  return new RawStr(copyBytes ? buf.slice(start, stop) : buf.subarray(start, stop));
 }
 
 function readBin(head: number, n: number): Uint8Array {
   if (n > maxBin) return fail("length_limit", head);
   if (n > end - pos) return truncated(head);
   pos += n;
-  return buf.slice(pos - n, pos);
+  // buf is a plain Uint8Array (toBytes views a Buffer as one), so slice copies
+  return copyBytes ? buf.slice(pos - n, pos) : buf.subarray(pos - n, pos);
 }
 
 function readFixExt(head: number, n: number): unknown {
@@ -451,7 +458,7 @@ function readExt(head: number, type: number, n: number): unknown {
     if (ts === null) return fail("invalid_timestamp", head);
     return timestampAsDate ? (ts.toDate() ?? ts) : ts;
   }
-  const data = buf.slice(start, pos);
+  const data = copyBytes ? buf.slice(start, pos) : buf.subarray(start, pos);
   const decodeExt = extDecoders?.[type + 128];
   return decodeExt ? decodeExt(data, type) : new ExtData(type, data);
 }
@@ -733,3 +740,5 @@ function readPairs(n: number, depth: number): MapPairs {
   }
   return new MapPairs(pairs);
 }
+
+brand(Decoder, "Decoder");
