@@ -210,7 +210,7 @@ function restore(s: any[]): void {
  */
 function overflowAsDepthLimit(e: unknown, start: number): unknown {
   if (!(e instanceof RangeError) || !/call stack|recursion/i.test(e.message)) return e;
-  const scanner = new ValueScanner({ maxDepth: deepestContainer, maxStrLength: maxStr, maxBinLength: maxBin, maxExtLength: maxExt, maxArrayLength: maxArray, maxMapLength: maxMap });
+  const scanner = new ValueScanner({ maxDepth: deepestContainer, maxStrLength: maxStr, maxBinLength: maxBin, maxExtLength: maxExt, maxArrayLength: maxArray, maxMapLength: maxMap, maxNumberKeys, exact });
   try {
     scanner.scan(buf.subarray(start, end), end - start);
   } catch (found) {
