@@ -48,36 +48,47 @@ function isNode(): boolean {
 const CHUNK_SIZE = 64 * 1024;
 const MIN_FREE = 2048;
 
-// Writer state, in module variables for the same reason as in Decoder.ts.
-let target = new Uint8Array(0);
-let view = new DataView(target.buffer);
+// Writer state, in module variables for the same reason as in Decoder.ts (Cursor below names what
+// a call changes).
+let target: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(target.buffer);
 let start = 0;
 let pos = 0;
-let useFloat32 = false;
-let sortKeys = false;
-let maxDepth = DEFAULT_MAX_DEPTH;
-let extEncoders: ExtensionCodec["encoders"] | undefined;
-let ignoreUndefined = false;
 let busy = false;
 /** The longest output written so far (capped), the size a new chunk starts at. */
 let largestOutput = 0;
 const LARGEST_OUTPUT_CAP = 4 * 1024 * 1024; // so that a small result never pins a huge buffer
 
-export class Encoder {
-  private readonly float32: boolean;
-  private readonly sortKeys: boolean;
-  private readonly maxDepth: number;
-  private readonly extEncoders: ExtensionCodec["encoders"] | undefined;
-  private readonly ignoreUndefined: boolean;
-  private readonly sharedBuffer: boolean;
+/**
+ * An encoder's options, resolved once by its constructor. A call installs the whole object
+ * (`cfg`), so an option is described here and nowhere else.
+ */
+class Config {
+  readonly float32: boolean;
+  readonly sortKeys: boolean;
+  readonly maxDepth: number;
+  readonly extEncoders: ExtensionCodec["encoders"] | undefined;
+  readonly ignoreUndefined: boolean;
+  readonly sharedBuffer: boolean;
 
-  constructor(options: EncoderOptions = {}) {
-    this.ignoreUndefined = options.ignoreUndefined ?? false;
-    this.sharedBuffer = options.sharedBuffer ?? false;
+  constructor(options: EncoderOptions) {
     this.float32 = options.float32 ?? false;
     this.sortKeys = options.sortKeys ?? false;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.extEncoders = options.extensions?.encoders;
+    this.ignoreUndefined = options.ignoreUndefined ?? false;
+    this.sharedBuffer = options.sharedBuffer ?? false;
+  }
+}
+
+/** The options of the call in progress. */
+let cfg = new Config({});
+
+export class Encoder {
+  private readonly config: Config;
+
+  constructor(options: EncoderOptions = {}) {
+    this.config = new Config(options);
   }
 
   /**
@@ -97,17 +108,13 @@ export class Encoder {
         newChunk(0);
       }
       objectPrototypeEnumerable = hasEnumerable(Object.prototype);
-      useFloat32 = this.float32;
-      sortKeys = this.sortKeys;
-      maxDepth = this.maxDepth;
-      extEncoders = this.extEncoders;
-      ignoreUndefined = this.ignoreUndefined;
+      cfg = this.config;
       pos = start;
       write(value, 0);
       if (pos - start > largestOutput) largestOutput = Math.min(pos - start, LARGEST_OUTPUT_CAP);
       // owned: a copy, and the next encode writes over the same bytes; shared: a view, and the
       // next one writes after it
-      if (!this.sharedBuffer) return target.slice(start, pos);
+      if (!cfg.sharedBuffer) return target.slice(start, pos);
       const out = target.subarray(start, pos);
       start = (pos + 7) & ~7;
       return out;
@@ -121,13 +128,26 @@ export class Encoder {
   }
 }
 
-function save(): unknown[] {
-  return [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders, ignoreUndefined];
+/**
+ * What a call changes, by name: an encode started while another is in progress (an extension's
+ * encode calling encode) saves the one in progress and restores it afterwards. Every module
+ * variable of this file is either here or listed in test/state.test.ts as kept across calls (the
+ * test fails otherwise).
+ */
+interface Cursor {
+  cfg: Config;
+  target: Uint8Array;
+  view: DataView;
+  start: number;
+  pos: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function restore(s: any[]): void {
-  [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders, ignoreUndefined] = s;
+function save(): Cursor {
+  return { cfg, target, view, start, pos };
+}
+
+function restore(c: Cursor): void {
+  ({ cfg, target, view, start, pos } = c);
 }
 
 /** Moves the output so far into a new buffer with room for `extra` more bytes. */
@@ -217,7 +237,7 @@ function writeNumber(v: number): void {
     pos = p + 1 + INT_SIZE[i]!;
     return;
   }
-  if (!useFloat32 && v !== Math.floor(v)) {
+  if (!cfg.float32 && v !== Math.floor(v)) {
     // a fraction (or NaN): float 64, the common case after int32 (coordinates, prices)
     target[pos] = 0xcb;
     view.setFloat64(pos + 1, v);
@@ -255,8 +275,8 @@ function writeWideNumber(v: number): void {
   }
 }
 
-function writeFloat(v: number): void {
-  if (useFloat32) {
+function writeFloat(v: number, float32 = cfg.float32): void {
+  if (float32) {
     target[pos++] = 0xca;
     view.setFloat32(pos, v);
     pos += 4;
@@ -478,7 +498,7 @@ function writeExt(type: number, data: Uint8Array): void {
 
 function tooDeep(v: unknown): never {
   const type = typeName(v);
-  throw new EncodeError(`cannot encode ${type} nested deeper than maxDepth ${maxDepth} (a cycle?)`, type.replace(/^an? /, ""));
+  throw new EncodeError(`cannot encode ${type} nested deeper than maxDepth ${cfg.maxDepth} (a cycle?)`, type.replace(/^an? /, ""));
 }
 
 /** An error from writing the element at `step` of a container: an EncodeError learns its path. */
@@ -487,7 +507,7 @@ function inside(e: unknown, step: string): unknown {
 }
 
 function writeArray(v: unknown[], depth: number): void {
-  if (depth >= maxDepth) tooDeep(v);
+  if (depth >= cfg.maxDepth) tooDeep(v);
   const n = v.length;
   writeArrayHeader(n);
   let i = 0;
@@ -525,11 +545,12 @@ function writeNumbers(v: unknown[], n: number): number {
 
 function writeObject(v: object, depth: number): void {
   if (Array.isArray(v)) return writeArray(v, depth);
-  if (depth >= maxDepth) tooDeep(v);
+  if (depth >= cfg.maxDepth) tooDeep(v);
   const proto = Object.getPrototypeOf(v);
   if (proto === Object.prototype) return writePlainObject(v as Record<string, unknown>, depth, objectPrototypeEnumerable);
   if (proto === null) return writePlainObject(v as Record<string, unknown>, depth, false);
   if (v instanceof Uint8Array) return writeBin(v);
+  const extEncoders = cfg.extEncoders;
   if (extEncoders !== undefined) {
     for (const ext of extEncoders) {
       const data = ext.encode(v);
@@ -555,11 +576,7 @@ function writeOther(v: object, depth: number): void {
     case "Float": {
       const f = v as Float;
       ensure(9);
-      const saved = useFloat32;
-      useFloat32 = f.bits === 32;
-      writeFloat(f.value);
-      useFloat32 = saved;
-      return;
+      return writeFloat(f.value, f.bits === 32);
     }
     case "MapPairs": return writePairs((v as MapPairs).pairs, depth);
   }
@@ -628,9 +645,9 @@ function hasEnumerable(o: object): boolean {
 
 /** `inherits`: whether `for…in` may give inherited keys, which are skipped. */
 function writePlainObject(obj: Record<string, unknown>, depth: number, inherits: boolean): void {
-  if (sortKeys) {
+  if (cfg.sortKeys) {
     let keys = Object.keys(obj).sort();
-    if (ignoreUndefined) keys = keys.filter((k) => obj[k] !== undefined);
+    if (cfg.ignoreUndefined) keys = keys.filter((k) => obj[k] !== undefined);
     writeMapHeader(keys.length);
     for (const key of keys) {
       writeStr(key);
@@ -649,6 +666,7 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
   pos++;
   let n = 0;
   let key = "";
+  const ignoreUndefined = cfg.ignoreUndefined;
   try {
     for (key in obj) {
       if (inherits && !Object.prototype.hasOwnProperty.call(obj, key)) continue;
@@ -696,7 +714,7 @@ function writeMap(map: Map<unknown, unknown>, depth: number): void {
 /** Writes a Map; `at` is told each entry's key before its key and before its value is written. */
 function writeMapEntries(map: Map<unknown, unknown>, depth: number, at: (key: unknown, isKey: boolean) => void): void {
   writeMapHeader(map.size);
-  if (!sortKeys) {
+  if (!cfg.sortKeys) {
     for (const [key, value] of map) {
       at(key, true);
       write(key, depth + 1);
