@@ -9,12 +9,12 @@ export type { DecoderOptions } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
-import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { decodeUtf8, decodeUtf8Strict } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { KEY_MAX_BYTES, KEY_SLOTS, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
+import { KEY_MAX_BYTES, KEY_SLOTS, keyFound, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
-import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
+import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, clearBatch } from "./strBatch.js";
 
 
 const INT64_NUMBER = 0;
@@ -404,17 +404,17 @@ function readStr(head: number, n: number): unknown {
   if (n >= BATCH_MIN_BYTES) {
     if (batching) {
       // entries before this str belong to keys taken from the key cache
-      while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
-      if (batchNext < batchCount && batchStarts[batchNext] === start) {
+      while (batchNext < batch.count && batch.starts[batchNext]! < start) batchNext++;
+      if (batchNext < batch.count && batch.starts[batchNext] === start) {
         // valid UTF-8: the same in every utf8 mode
-        const at = batchOffsets[batchNext]!;
-        const stop = batchEnds[batchNext++]!;
-        return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
+        const at = batch.offsets[batchNext]!;
+        const stop = batch.ends[batchNext++]!;
+        return at >= 0 ? batch.text.slice(at, stop) : batch.otherText.slice(-1 - at, stop);
       }
     }
     // Batch the rest once two long strs come close together (past where the last pass stopped,
     // if there was one): a document of numbers with a name here and there does not pay a pass.
-    if (batchEligible || (batching && start >= batchScannedTo)) {
+    if (batchEligible || (batching && start >= batch.scannedTo)) {
       if (start - lastLongStr <= BATCH_PAIR_DISTANCE) startBatch();
       else lastLongStr = start;
     }
@@ -445,8 +445,8 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
   }
   const stop = start + n;
   if (cfg.utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);
-  const s = decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, true);
-  if (!lastUtf8Invalid) return s;
+  const s = decodeUtf8Strict(buf, start, stop, TEXT_DECODER_THRESHOLD);
+  if (s !== undefined) return s;
   if (cfg.utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
   return new RawStr(cfg.copyBytes ? buf.slice(start, stop) : buf.subarray(start, stop));
 }
@@ -676,8 +676,9 @@ function readKey(depth: number, after: number): unknown {
       const start = pos + 1;
       const key = lookupKeyGuessing(buf, view, start, n, follows[after]!);
       if (key !== undefined) {
-        follows[after] = lastKeySlot;
-        keyAfter = lastKeySlot;
+        const slot = keyFound.slot;
+        follows[after] = slot;
+        keyAfter = slot;
         pos = start + n;
         return key;
       }

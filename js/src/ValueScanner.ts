@@ -2,7 +2,7 @@ import { DecodeError } from "./DecodeError.js";
 import type { DecoderOptions } from "./limits.js";
 import { decodeLimits, type DecodeLimits } from "./limits.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
-import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { decodeUtf8Strict } from "./utils/utf8.js";
 
 /**
  * Walks the tokens of one incomplete value as its bytes arrive, without building anything, so
@@ -158,8 +158,7 @@ export class ValueScanner {
 
   private checkPayload(bytes: Uint8Array, head: number, start: number, length: number, check: number): void {
     if (check === CHECK_UTF8) {
-      decodeUtf8(bytes, start, start + length, 0, true);
-      if (lastUtf8Invalid) throw new DecodeError("invalid_utf8", head, bytes[head]);
+      if (decodeUtf8Strict(bytes, start, start + length, 0) === undefined) throw new DecodeError("invalid_utf8", head, bytes[head]);
       return;
     }
     const view = new DataView(bytes.buffer, bytes.byteOffset + start, length);

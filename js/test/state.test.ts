@@ -46,6 +46,11 @@ describe("state described once", () => {
     });
   }
 
+  test("no module exports a mutable variable (shared state is an object its module owns)", () => {
+    const files = ["Decoder.ts", "Encoder.ts", "strBatch.ts", "keyCache.ts", "ValueScanner.ts", "limits.ts", "utils/utf8.ts", "utils/bytes.ts"];
+    for (const file of files) assert.doesNotMatch(readFileSync(join(srcDir, file), "utf8"), /^export let /m, file);
+  });
+
   test("a nested decode with other options leaves the outer one's options and position alone", () => {
     const inner = encode({ 1: [1.5, { a: 2 }] }).slice(); // str keys: a plain object, unless map: "Map"
     const extensions = new ExtensionCodec().register({ type: 7, decode: (data) => decode(data) });

@@ -11,13 +11,22 @@ let textDecoder: TextDecoder | undefined;
 let textEncoder: TextEncoder | undefined;
 
 /** Set by decodeUtf8 when the last str it decoded was not valid UTF-8. */
-export let lastUtf8Invalid = false;
+let lastUtf8Invalid = false;
 
 /**
- * Decodes bytes[start, end) with WHATWG's replacement rules. Sets lastUtf8Invalid when it had to
- * replace anything, so that strict and raw modes can react without a second validation pass.
+ * Decodes bytes[start, end) as UTF-8, or returns undefined if they are not valid UTF-8 (one pass:
+ * the replacing decoder notes whether it replaced anything).
  */
-export function decodeUtf8(bytes: Uint8Array, start: number, end: number, threshold: number, validate: boolean): string {
+export function decodeUtf8Strict(bytes: Uint8Array, start: number, end: number, threshold: number): string | undefined {
+  const s = decodeUtf8(bytes, start, end, threshold, true);
+  return lastUtf8Invalid ? undefined : s;
+}
+
+/**
+ * Decodes bytes[start, end) with WHATWG's replacement rules. With `validate`, notes (for
+ * decodeUtf8Strict) whether it had to replace anything.
+ */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number, threshold: number, validate = false): string {
   lastUtf8Invalid = false;
   const n = end - start;
   if (n > ASCII_MAX) return decodeLong(bytes, start, end, validate);
