@@ -16,6 +16,14 @@
  * than 9 on records, twitter and sample-large; 25 is slower than 17 by 1.1-1.3x.
  */
 export const BATCH_MIN_BYTES = 17;
+/**
+ * strs longer than this are not batched: copying one into the batch costs about what decoding it
+ * does, and the call it saves is small next to its length. Measured with js/bench/ab.mjs and
+ * ab-browser.mjs on "ascii strings (0-4 KiB)": 3.7x faster in Node (where they then go to
+ * utf8Slice) and 1.8x in Chromium (TextDecoder one by one); records, twitter.json, citm_catalog
+ * and sample-large unchanged (0.9-1.1x).
+ */
+export const BATCH_MAX_BYTES = 512;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
 /**
@@ -187,6 +195,10 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
     }
     const stop = p + len;
     if (stop > end) break;
+    if (len > BATCH_MAX_BYTES) {
+      p = stop; // decoded on its own: the platform's decoder takes it faster than a copy into the batch
+      continue;
+    }
     if (len >= BATCH_MIN_BYTES) {
       let i = p;
       let o = wa;
