@@ -203,13 +203,15 @@ export function loadDatasets(repoRoot) {
     ["1M ints", JSON.stringify(ints())],
     ["product", JSON.stringify(product())],
     ["geojson-like (10k points)", JSON.stringify(geo())],
-    // issue 10's shapes (the bin ones, 64 KiB bins and the Protocol Buffers Test3/Test4, need
-    // datasets that JSON cannot carry: not here yet)
+    // issue 10's shapes; bins are {"$bin": length, "seed": n} (suite.mjs revive)
     ["ascii strings (0-4 KiB)", JSON.stringify(asciiStrings())],
     ["non-ascii strings (100 B-16 KiB)", JSON.stringify(otherStrings())],
     ["one 1 MiB string", JSON.stringify(oneMiB())],
     ["pb Test1 [1,2]", "[1,2]"],
     ["pb Test2 [-1,-2]", "[-1,-2]"],
+    ["pb Test3 (8 KiB bin)", JSON.stringify({ $bin: 8192, seed: 3 })],
+    ["pb Test4 [[1,2],[-1,-2],8 KiB bin]", JSON.stringify([[1, 2], [-1, -2], { $bin: 8192, seed: 4 }])],
+    ["64 KiB bins (x16)", JSON.stringify(Array.from({ length: 16 }, (_, i) => ({ $bin: 65536, seed: 10 + i })))],
     ["geojson with properties", JSON.stringify(geoWithProperties())],
   ];
   const shared = join(repoRoot, "..", "shared", "bench-data");

@@ -9,7 +9,7 @@ import * as esbuild from "esbuild";
 import { withChromiumPage } from "./chromium.mjs";
 import { Packr, Unpackr, isNativeAccelerationEnabled } from "msgpackr";
 import { Decoder as MsgpackDecoder, Encoder as MsgpackEncoder } from "@msgpack/msgpack";
-import { decode as mpkDecode, encode as mpkEncode, Encoder as MpkEncoder } from "../build/esm/index.js";
+import { decode as mpkDecode, Decoder as MpkDecoder, encode as mpkEncode, Encoder as MpkEncoder } from "../build/esm/index.js";
 import { loadDatasets } from "./datasets.mjs";
 import { runSuite } from "./suite.mjs";
 
@@ -45,10 +45,13 @@ const log = (s) => console.log(s);
 
 const packr = new Packr({ useRecords: false });
 const mpkShared = new MpkEncoder({ sharedBuffer: true });
+const mpkZeroCopy = new MpkDecoder({ zeroCopy: true });
 // int64AsType "number": 64-bit ints come back as numbers, as JSON.parse gives them (its default is bigint)
 const unpackrOptions = { useRecords: false, mapsAsObjects: true, int64AsType: "number" };
 const unpackr = new Unpackr(unpackrOptions);
 const pureUnpackr = new pureUnpack.Unpackr(unpackrOptions);
+// msgpackr's decoded bins are views into the input unless copyBuffers: compare like with like
+const copyingUnpackr = new Unpackr({ ...unpackrOptions, copyBuffers: true });
 const msgpackEncoder = new MsgpackEncoder();
 const msgpackDecoder = new MsgpackDecoder();
 
@@ -60,7 +63,9 @@ const nodeRows = !withNode ? [] : runSuite({
     // sharedBuffer option, views into one buffer as msgpackr's results are
     { label: "mpk", encode: mpkEncode, decode: mpkDecode },
     { label: "mpk (shared)", encode: (v) => mpkShared.encode(v) },
+    { label: "mpk (zeroCopy)", decode: (b) => mpkZeroCopy.decode(b) },
     { label: "msgpackr (addon)", encode: (v) => packr.pack(v), decode: (b) => unpackr.unpack(b) },
+    { label: "msgpackr (addon, copyBuffers)", decode: (b) => copyingUnpackr.unpack(b) },
     { label: "msgpackr (pure JS)", decode: (b) => pureUnpackr.unpack(b) },
     { label: "@msgpack/msgpack", encode: (v) => msgpackEncoder.encode(v), decode: (b) => msgpackDecoder.decode(b) },
   ],
@@ -153,7 +158,7 @@ function report() {
   s.push("");
   s.push("### Node — decode");
   s.push("");
-  s.push(table(nodeRows, "decode", ["mpk", "msgpackr (addon)", "msgpackr (pure JS)", "@msgpack/msgpack", "JSON", "JSON.parse(string)"], [["vs msgpackr (addon)", "msgpackr (addon)"], ["vs msgpackr (pure JS)", "msgpackr (pure JS)"], ["vs JSON", "JSON"]]));
+  s.push(table(nodeRows, "decode", ["mpk", "mpk (zeroCopy)", "msgpackr (addon)", "msgpackr (addon, copyBuffers)", "msgpackr (pure JS)", "@msgpack/msgpack", "JSON", "JSON.parse(string)"], [["vs msgpackr (addon)", "msgpackr (addon)"], ["copy vs msgpackr copyBuffers", "msgpackr (addon, copyBuffers)"], ["zeroCopy vs msgpackr", "msgpackr (addon)", "mpk (zeroCopy)"], ["vs msgpackr (pure JS)", "msgpackr (pure JS)"], ["vs JSON", "JSON"]]));
   s.push("");
   s.push("### Node — encode");
   s.push("");
