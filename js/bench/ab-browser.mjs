@@ -32,8 +32,9 @@ const entry = `
 import * as base from ${JSON.stringify(resolve(basePath, "index.ts"))};
 import * as cur from ${JSON.stringify(resolve(here, "..", "src", "index.ts"))};
 import { Unpackr } from "msgpackr";
+import { revive } from ${JSON.stringify(join(here, "suite.mjs"))};
 globalThis.abSetup = (text) => {
-  const value = JSON.parse(text);
+  const value = revive(JSON.parse(text));
   const bytes = cur.encode(value).slice();
   const json = new TextEncoder().encode(text);
   const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });

@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadDatasets } from "./datasets.mjs";
+import { revive } from "./suite.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -48,7 +49,7 @@ const stats = (xs) => {
 
 for (const [name, text] of loadDatasets(resolve(here, "..", ".."))) {
   if (only.length && !only.some((o) => name.startsWith(o))) continue;
-  const value = JSON.parse(text);
+  const value = revive(JSON.parse(text)); // bins ({"$bin": n}) as Uint8Arrays; JSON then times their JSON.stringify form
   const bytes = cur.encode(value).slice();
   const json = Buffer.from(JSON.stringify(value));
   const codecs = encodeMode

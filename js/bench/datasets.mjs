@@ -140,6 +140,60 @@ function geo() {
   return { type: "FeatureCollection", features };
 }
 
+/** an array of ASCII strings of 0 to 4 KiB (lengths spread evenly) */
+function asciiStrings() {
+  const r = rng(5);
+  const out = [];
+  for (let i = 0; i < 200; i++) {
+    const n = Math.floor(r() * 4097);
+    let s = "";
+    while (s.length < n) s += WORDS[Math.floor(r() * WORDS.length)] + " ";
+    out.push(s.slice(0, n));
+  }
+  return out;
+}
+
+/** an array of non-ASCII strings of 100 B to 16 KiB of UTF-8 (Latin, Greek, CJK, emoji mixed) */
+function otherStrings() {
+  const r = rng(6);
+  const pieces = ["Grüße ", "καλημέρα ", "こんにちは ", "東京 ", "😀 ", "naïve ", "Ünïcödé "];
+  const out = [];
+  for (let i = 0; i < 100; i++) {
+    const bytes = 100 + Math.floor(r() * (16384 - 100));
+    let s = "";
+    while (new TextEncoder().encode(s).length < bytes) s += pieces[Math.floor(r() * pieces.length)];
+    out.push(s);
+  }
+  return out;
+}
+
+/** one string of 1 MiB (ASCII) */
+function oneMiB() {
+  const r = rng(7);
+  let s = "";
+  while (s.length < 1 << 20) s += WORDS[Math.floor(r() * WORDS.length)] + " ";
+  return s.slice(0, 1 << 20);
+}
+
+/** a GeoJSON FeatureCollection of polygons of a few hundred points, each feature with a small properties map */
+function geoWithProperties() {
+  const r = rng(8);
+  const features = [];
+  for (let f = 0; f < 40; f++) {
+    const ring = [];
+    const n = 200 + Math.floor(r() * 300);
+    for (let i = 0; i < n; i++) ring.push([-73.9 + r() * 0.5, 40.5 + r() * 0.5]);
+    ring.push(ring[0]);
+    features.push({
+      type: "Feature",
+      id: f,
+      properties: { name: words(r, 2), population: Math.floor(r() * 1e6), area_km2: Math.round(r() * 1e4) / 10, admin: r() < 0.5 ? "county" : "city", tags: [words(r, 1), words(r, 1)] },
+      geometry: { type: "Polygon", coordinates: [ring] },
+    });
+  }
+  return { type: "FeatureCollection", features };
+}
+
 /** [name, JSON text] pairs, generated ones first */
 export function loadDatasets(repoRoot) {
   const sets = [
@@ -149,6 +203,16 @@ export function loadDatasets(repoRoot) {
     ["1M ints", JSON.stringify(ints())],
     ["product", JSON.stringify(product())],
     ["geojson-like (10k points)", JSON.stringify(geo())],
+    // issue 10's shapes; bins are {"$bin": length, "seed": n} (suite.mjs revive)
+    ["ascii strings (0-4 KiB)", JSON.stringify(asciiStrings())],
+    ["non-ascii strings (100 B-16 KiB)", JSON.stringify(otherStrings())],
+    ["one 1 MiB string", JSON.stringify(oneMiB())],
+    ["pb Test1 [1,2]", "[1,2]"],
+    ["pb Test2 [-1,-2]", "[-1,-2]"],
+    ["pb Test3 (8 KiB bin)", JSON.stringify({ $bin: 8192, seed: 3 })],
+    ["pb Test4 [[1,2],[-1,-2],8 KiB bin]", JSON.stringify([[1, 2], [-1, -2], { $bin: 8192, seed: 4 }])],
+    ["64 KiB bins (x16)", JSON.stringify(Array.from({ length: 16 }, (_, i) => ({ $bin: 65536, seed: 10 + i })))],
+    ["geojson with properties", JSON.stringify(geoWithProperties())],
   ];
   const shared = join(repoRoot, "..", "shared", "bench-data");
   if (existsSync(shared)) {

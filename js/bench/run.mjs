@@ -9,7 +9,7 @@ import * as esbuild from "esbuild";
 import { withChromiumPage } from "./chromium.mjs";
 import { Packr, Unpackr, isNativeAccelerationEnabled } from "msgpackr";
 import { Decoder as MsgpackDecoder, Encoder as MsgpackEncoder } from "@msgpack/msgpack";
-import { decode as mpkDecode, encode as mpkEncode } from "../build/esm/index.js";
+import { decode as mpkDecode, Decoder as MpkDecoder, encode as mpkEncode, Encoder as MpkEncoder } from "../build/esm/index.js";
 import { loadDatasets } from "./datasets.mjs";
 import { runSuite } from "./suite.mjs";
 
@@ -44,10 +44,14 @@ const datasets = loadDatasets(repoRoot)
 const log = (s) => console.log(s);
 
 const packr = new Packr({ useRecords: false });
+const mpkShared = new MpkEncoder({ sharedBuffer: true });
+const mpkZeroCopy = new MpkDecoder({ zeroCopy: true });
 // int64AsType "number": 64-bit ints come back as numbers, as JSON.parse gives them (its default is bigint)
 const unpackrOptions = { useRecords: false, mapsAsObjects: true, int64AsType: "number" };
 const unpackr = new Unpackr(unpackrOptions);
 const pureUnpackr = new pureUnpack.Unpackr(unpackrOptions);
+// msgpackr's decoded bins are views into the input unless copyBuffers: compare like with like
+const copyingUnpackr = new Unpackr({ ...unpackrOptions, copyBuffers: true });
 const msgpackEncoder = new MsgpackEncoder();
 const msgpackDecoder = new MsgpackDecoder();
 
@@ -55,8 +59,13 @@ console.log(`node: ${datasets.length} datasets, ${rounds} rounds`);
 const nodeRows = !withNode ? [] : runSuite({
   datasets,
   codecs: [
+    // encode: mpk's default returns memory of its own (a copy per call); "shared" is the
+    // sharedBuffer option, views into one buffer as msgpackr's results are
     { label: "mpk", encode: mpkEncode, decode: mpkDecode },
+    { label: "mpk (shared)", encode: (v) => mpkShared.encode(v) },
+    { label: "mpk (zeroCopy)", decode: (b) => mpkZeroCopy.decode(b) },
     { label: "msgpackr (addon)", encode: (v) => packr.pack(v), decode: (b) => unpackr.unpack(b) },
+    { label: "msgpackr (addon, copyBuffers)", decode: (b) => copyingUnpackr.unpack(b) },
     { label: "msgpackr (pure JS)", decode: (b) => pureUnpackr.unpack(b) },
     { label: "@msgpack/msgpack", encode: (v) => msgpackEncoder.encode(v), decode: (b) => msgpackDecoder.decode(b) },
   ],
@@ -126,7 +135,7 @@ function table(rows, kind, labels, ratios) {
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const row of rows) {
     const t = row[kind];
-    lines.push(`| ${[row.dataset, `${size(row.msgpackBytes)} / ${size(row.jsonBytes)}`, ...labels.map((l) => fmt(t[l])), ...ratios.map(([, peer]) => ratio(t[peer], t.mpk))].join(" | ")} |`);
+    lines.push(`| ${[row.dataset, `${size(row.msgpackBytes)} / ${size(row.jsonBytes)}`, ...labels.map((l) => fmt(t[l])), ...ratios.map(([, peer, mine = "mpk"]) => ratio(t[peer], t[mine]))].join(" | ")} |`);
   }
   return lines.join("\n");
 }
@@ -149,11 +158,11 @@ function report() {
   s.push("");
   s.push("### Node — decode");
   s.push("");
-  s.push(table(nodeRows, "decode", ["mpk", "msgpackr (addon)", "msgpackr (pure JS)", "@msgpack/msgpack", "JSON", "JSON.parse(string)"], [["vs msgpackr (addon)", "msgpackr (addon)"], ["vs msgpackr (pure JS)", "msgpackr (pure JS)"], ["vs JSON", "JSON"]]));
+  s.push(table(nodeRows, "decode", ["mpk", "mpk (zeroCopy)", "msgpackr (addon)", "msgpackr (addon, copyBuffers)", "msgpackr (pure JS)", "@msgpack/msgpack", "JSON", "JSON.parse(string)"], [["vs msgpackr (addon)", "msgpackr (addon)"], ["copy vs msgpackr copyBuffers", "msgpackr (addon, copyBuffers)"], ["zeroCopy vs msgpackr", "msgpackr (addon)", "mpk (zeroCopy)"], ["vs msgpackr (pure JS)", "msgpackr (pure JS)"], ["vs JSON", "JSON"]]));
   s.push("");
   s.push("### Node — encode");
   s.push("");
-  s.push(table(nodeRows, "encode", ["mpk", "msgpackr (addon)", "@msgpack/msgpack", "JSON"], [["vs msgpackr", "msgpackr (addon)"], ["vs @msgpack/msgpack", "@msgpack/msgpack"], ["vs JSON", "JSON"]]));
+  s.push(table(nodeRows, "encode", ["mpk", "mpk (shared)", "msgpackr (addon)", "@msgpack/msgpack", "JSON"], [["owned vs msgpackr", "msgpackr (addon)"], ["shared vs msgpackr", "msgpackr (addon)", "mpk (shared)"], ["vs @msgpack/msgpack", "@msgpack/msgpack"], ["vs JSON", "JSON"]]));
   if (browserRows) {
     s.push("");
     s.push("### Chromium (headless) — decode");

@@ -28,7 +28,8 @@ export class ChunkDecoder {
   private failure: Error | undefined;
 
   constructor(options?: DecoderOptions) {
-    this.decoder = new Decoder(options);
+    // its values are decoded from `pending`, which later chunks overwrite: payloads must be copies
+    this.decoder = new Decoder({ ...options, zeroCopy: false });
     this.scanner = new ValueScanner(options);
   }
 

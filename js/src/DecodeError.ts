@@ -1,3 +1,4 @@
+import { brand } from "./brand.js";
 /** The closed set of decode error kinds, spelled as in spec/README.md. */
 export type DecodeErrorKind =
   | "truncated"
@@ -40,3 +41,5 @@ const DESCRIPTIONS: Record<DecodeErrorKind, string> = {
   invalid_utf8: "str is not valid UTF-8",
   trailing_bytes: "bytes remain after the value",
 };
+
+brand(DecodeError, "DecodeError");

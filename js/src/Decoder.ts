@@ -1,19 +1,20 @@
+import { brand } from "./brand.js";
 import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
 import { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
 import { Float } from "./Float.js";
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, DEFAULT_MAX_NUMBER_KEYS, decodeLimits, type DecodeLimits, type DecoderOptions } from "./limits.js";
+import { decodeLimits, type DecoderOptions } from "./limits.js";
 
 export type { DecoderOptions } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
-import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { decodeUtf8, decodeUtf8Strict } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
-import { KEY_MAX_BYTES, KEY_SLOTS, lastKeySlot, lookupKeyGuessing, lookupStr } from "./keyCache.js";
+import { KEY_MAX_BYTES, KEY_SLOTS, keyFound, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
-import { BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchCount, batchScannedTo, batchEnds, batchOffsets, batchOtherText, batchStarts, batchStrs, batchText, clearBatch } from "./strBatch.js";
+import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, clearBatch } from "./strBatch.js";
 
 
 const INT64_NUMBER = 0;
@@ -31,25 +32,12 @@ const UTF8_RAW = 2;
 const TEXT_DECODER_THRESHOLD = 48;
 
 // The reader's state lives in module variables rather than on `this`: V8 reads them faster in the
-// hot loop. A nested decode (an ext decoder that decodes) saves and restores them.
+// hot loop. A call installs its decoder's options as one object (Config) and changes the variables
+// that Cursor names; a nested decode (an ext decoder that decodes) saves and restores those.
 let buf: Uint8Array = new Uint8Array(0);
 let view: DataView = new DataView(buf.buffer);
 let pos = 0;
 let end = 0;
-let maxDepth = DEFAULT_MAX_DEPTH;
-let maxStr = DEFAULT_MAX_LENGTH;
-let maxBin = DEFAULT_MAX_LENGTH;
-let maxExt = DEFAULT_MAX_LENGTH;
-let maxArray = DEFAULT_MAX_LENGTH;
-let maxMap = DEFAULT_MAX_LENGTH;
-let maxNumberKeys = DEFAULT_MAX_NUMBER_KEYS;
-let keyMax = 16;
-let mapAsMap = false;
-let int64Mode = INT64_AUTO;
-let utf8Mode = UTF8_REPLACE;
-let exact = false;
-let timestampAsDate = true;
-let extDecoders: ExtensionCodec["decoders"] | undefined;
 let busy = false;
 /** True while the outermost decode reads strs from the str batch; batchNext is the next entry. */
 let batching = false;
@@ -63,8 +51,6 @@ const BATCH_PAIR_DISTANCE = 512;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
 export const TRUNCATED: unique symbol = Symbol("truncated");
 let streamMode = false;
-/** The decoder whose options the variables below hold (begin() loads them only when it changes). */
-let optionsOf: Decoder | null = null;
 /** The depth (enclosing containers) of the container head read last. */
 let deepestContainer = 0;
 /**
@@ -77,23 +63,57 @@ let deepestContainer = 0;
  */
 let owed = 0;
 
-export class Decoder {
-  private readonly limits: DecodeLimits;
-  private readonly mapAsMap: boolean;
-  private readonly int64Mode: number;
-  private readonly utf8Mode: number;
-  private readonly exact: boolean;
-  private readonly timestampAsDate: boolean;
-  private readonly extDecoders: ExtensionCodec["decoders"] | undefined;
+/**
+ * A decoder's options, resolved once by its constructor. A call installs the whole object
+ * (`cfg`), so an option is described here and nowhere else.
+ */
+class Config {
+  readonly maxDepth: number;
+  readonly maxStr: number;
+  readonly maxBin: number;
+  readonly maxExt: number;
+  readonly maxArray: number;
+  readonly maxMap: number;
+  readonly maxNumberKeys: number;
+  /** Longest key read through the key cache; longer ones go through read(), which checks the limit. */
+  readonly keyMax: number;
+  readonly mapAsMap: boolean;
+  readonly int64Mode: number;
+  readonly utf8Mode: number;
+  readonly exact: boolean;
+  /** bin, ext and RawStr payloads are copies (false: views into the input, with zeroCopy). */
+  readonly copyBytes: boolean;
+  readonly timestampAsDate: boolean;
+  readonly extDecoders: ExtensionCodec["decoders"] | undefined;
 
-  constructor(options: DecoderOptions = {}) {
-    this.limits = decodeLimits(options);
+  constructor(options: DecoderOptions) {
+    const limits = decodeLimits(options);
+    this.maxDepth = limits.depth;
+    this.maxStr = limits.str;
+    this.maxBin = limits.bin;
+    this.maxExt = limits.ext;
+    this.maxArray = limits.array;
+    this.maxMap = limits.map;
+    this.maxNumberKeys = limits.numberKeys;
+    this.keyMax = Math.min(KEY_MAX_BYTES, limits.str);
     this.exact = options.exact ?? false;
+    this.copyBytes = options.zeroCopy !== true;
     this.mapAsMap = options.map === "Map";
     this.int64Mode = options.int64 === "number" ? INT64_NUMBER : options.int64 === "bigint" ? INT64_BIGINT : INT64_AUTO;
     this.utf8Mode = options.utf8 === "strict" ? UTF8_STRICT : options.utf8 === "raw" ? UTF8_RAW : UTF8_REPLACE;
     this.timestampAsDate = !this.exact && options.timestamp !== "Timestamp";
     this.extDecoders = options.extensions?.decoders;
+  }
+}
+
+/** The options of the call in progress. */
+let cfg = new Config({});
+
+export class Decoder {
+  private readonly config: Config;
+
+  constructor(options: DecoderOptions = {}) {
+    this.config = new Config(options);
   }
 
   /** Decodes exactly one value; bytes after it are a trailing_bytes error. */
@@ -168,32 +188,35 @@ export class Decoder {
     streamMode = false;
     batching = false; // a nested decode must not read the outer input's str batch
     batchEligible = false;
-    if (this === optionsOf) return; // the options below are this decoder's already
-    optionsOf = this;
-    maxDepth = this.limits.depth;
-    maxStr = this.limits.str;
-    maxBin = this.limits.bin;
-    maxExt = this.limits.ext;
-    maxArray = this.limits.array;
-    maxMap = this.limits.map;
-    maxNumberKeys = this.limits.numberKeys;
-    keyMax = Math.min(KEY_MAX_BYTES, this.limits.str); // longer keys go through read(), which checks the limit
-    mapAsMap = this.mapAsMap;
-    int64Mode = this.int64Mode;
-    utf8Mode = this.utf8Mode;
-    exact = this.exact;
-    timestampAsDate = this.timestampAsDate;
-    extDecoders = this.extDecoders;
+    cfg = this.config;
   }
 }
 
-function save(): unknown[] {
-  return [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders];
+/**
+ * What a call changes, by name: a decode started while another is in progress (an extension's
+ * decode calling decode) saves the one in progress and restores it afterwards. Every module
+ * variable of this file is either here or listed in test/state.test.ts as scratch that a nested
+ * call may change (the test fails otherwise).
+ */
+interface Cursor {
+  cfg: Config;
+  buf: Uint8Array;
+  view: DataView;
+  pos: number;
+  end: number;
+  owed: number;
+  streamMode: boolean;
+  batching: boolean;
+  batchNext: number;
+  batchEligible: boolean;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function restore(s: any[]): void {
-  [optionsOf, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible, maxDepth, maxStr, maxBin, maxExt, maxArray, maxMap, maxNumberKeys, keyMax, mapAsMap, int64Mode, utf8Mode, exact, timestampAsDate, extDecoders] = s;
+function save(): Cursor {
+  return { cfg, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible };
+}
+
+function restore(c: Cursor): void {
+  ({ cfg, buf, view, pos, end, owed, streamMode, batching, batchNext, batchEligible } = c);
 }
 
 /**
@@ -204,7 +227,7 @@ function restore(s: any[]): void {
  */
 function overflowAsDepthLimit(e: unknown, start: number): unknown {
   if (!(e instanceof RangeError) || !/call stack|recursion/i.test(e.message)) return e;
-  const scanner = new ValueScanner({ maxDepth: deepestContainer, maxStrLength: maxStr, maxBinLength: maxBin, maxExtLength: maxExt, maxArrayLength: maxArray, maxMapLength: maxMap });
+  const scanner = new ValueScanner({ maxDepth: deepestContainer, maxStrLength: cfg.maxStr, maxBinLength: cfg.maxBin, maxExtLength: cfg.maxExt, maxArrayLength: cfg.maxArray, maxMapLength: cfg.maxMap, maxNumberKeys: cfg.maxNumberKeys, exact: cfg.exact });
   try {
     scanner.scan(buf.subarray(start, end), end - start);
   } catch (found) {
@@ -268,13 +291,13 @@ function read(depth: number): unknown {
       if (pos + 4 > end) return truncated(head);
       const v = view.getFloat32(pos);
       pos += 4;
-      return exact ? new Float(v, 32) : v;
+      return cfg.exact ? new Float(v, 32) : v;
     }
     case 0xcb: { // float 64
       if (pos + 8 > end) return truncated(head);
       const v = view.getFloat64(pos);
       pos += 8;
-      return exact ? new Float(v, 64) : v;
+      return cfg.exact ? new Float(v, 64) : v;
     }
     case 0xcc: // uint 8
       if (pos + 1 > end) return truncated(head);
@@ -356,42 +379,42 @@ function len32(head: number): number {
 
 function uint64(hi: number, lo: number): number | bigint {
   // below 2^53 every value is exact as a number
-  if (int64Mode === INT64_NUMBER || (int64Mode === INT64_AUTO && hi < 0x200000)) return hi * 0x1_0000_0000 + lo;
+  if (cfg.int64Mode === INT64_NUMBER || (cfg.int64Mode === INT64_AUTO && hi < 0x200000)) return hi * 0x1_0000_0000 + lo;
   const big = (BigInt(hi) << 32n) | BigInt(lo);
-  if (int64Mode === INT64_BIGINT) return big;
+  if (cfg.int64Mode === INT64_BIGINT) return big;
   const n = Number(big);
   return BigInt(n) === big ? n : big;
 }
 
 function int64(hi: number, lo: number): number | bigint {
-  if (int64Mode === INT64_NUMBER || (int64Mode === INT64_AUTO && hi >= -0x200000 && hi < 0x200000)) {
+  if (cfg.int64Mode === INT64_NUMBER || (cfg.int64Mode === INT64_AUTO && hi >= -0x200000 && hi < 0x200000)) {
     return hi * 0x1_0000_0000 + lo;
   }
   const big = (BigInt(hi) << 32n) | BigInt(lo);
-  if (int64Mode === INT64_BIGINT) return big;
+  if (cfg.int64Mode === INT64_BIGINT) return big;
   const n = Number(big);
   return BigInt(n) === big ? n : big;
 }
 
 function readStr(head: number, n: number): unknown {
-  if (n > maxStr) return fail("length_limit", head);
+  if (n > cfg.maxStr) return fail("length_limit", head);
   if (n > end - pos) return truncated(head);
   const start = pos;
   pos += n;
   if (n >= BATCH_MIN_BYTES) {
     if (batching) {
       // entries before this str belong to keys taken from the key cache
-      while (batchNext < batchCount && batchStarts[batchNext]! < start) batchNext++;
-      if (batchNext < batchCount && batchStarts[batchNext] === start) {
+      while (batchNext < batch.count && batch.starts[batchNext]! < start) batchNext++;
+      if (batchNext < batch.count && batch.starts[batchNext] === start) {
         // valid UTF-8: the same in every utf8 mode
-        const at = batchOffsets[batchNext]!;
-        const stop = batchEnds[batchNext++]!;
-        return at >= 0 ? batchText.slice(at, stop) : batchOtherText.slice(-1 - at, stop);
+        const at = batch.offsets[batchNext]!;
+        const stop = batch.ends[batchNext++]!;
+        return at >= 0 ? batch.text.slice(at, stop) : batch.otherText.slice(-1 - at, stop);
       }
     }
     // Batch the rest once two long strs come close together (past where the last pass stopped,
     // if there was one): a document of numbers with a name here and there does not pay a pass.
-    if (batchEligible || (batching && start >= batchScannedTo)) {
+    if (batchEligible || (batching && start >= batch.scannedTo)) {
       if (start - lastLongStr <= BATCH_PAIR_DISTANCE) startBatch();
       else lastLongStr = start;
     }
@@ -421,18 +444,19 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
     if (ascii !== undefined) return ascii;
   }
   const stop = start + n;
-  if (utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);
-  const s = decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, true);
-  if (!lastUtf8Invalid) return s;
-  if (utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
-  return new RawStr(buf.slice(start, stop));
+  if (cfg.utf8Mode === UTF8_REPLACE) return decodeUtf8(buf, start, stop, TEXT_DECODER_THRESHOLD, false);
+  const s = decodeUtf8Strict(buf, start, stop, TEXT_DECODER_THRESHOLD);
+  if (s !== undefined) return s;
+  if (cfg.utf8Mode === UTF8_STRICT) return fail("invalid_utf8", head);
+  return new RawStr(cfg.copyBytes ? buf.slice(start, stop) : buf.subarray(start, stop));
 }
 
 function readBin(head: number, n: number): Uint8Array {
-  if (n > maxBin) return fail("length_limit", head);
+  if (n > cfg.maxBin) return fail("length_limit", head);
   if (n > end - pos) return truncated(head);
   pos += n;
-  return buf.slice(pos - n, pos);
+  // buf is a plain Uint8Array (toBytes views a Buffer as one), so slice copies
+  return cfg.copyBytes ? buf.slice(pos - n, pos) : buf.subarray(pos - n, pos);
 }
 
 function readFixExt(head: number, n: number): unknown {
@@ -442,23 +466,23 @@ function readFixExt(head: number, n: number): unknown {
 }
 
 function readExt(head: number, type: number, n: number): unknown {
-  if (n > maxExt) return fail("length_limit", head);
+  if (n > cfg.maxExt) return fail("length_limit", head);
   if (n > end - pos) return truncated(head);
   const start = pos;
   pos += n;
   if (type === TIMESTAMP_EXT_TYPE) {
     const ts = decodeTimestampPayload(view, start, n);
     if (ts === null) return fail("invalid_timestamp", head);
-    return timestampAsDate ? (ts.toDate() ?? ts) : ts;
+    return cfg.timestampAsDate ? (ts.toDate() ?? ts) : ts;
   }
-  const data = buf.slice(start, pos);
-  const decodeExt = extDecoders?.[type + 128];
+  const data = cfg.copyBytes ? buf.slice(start, pos) : buf.subarray(start, pos);
+  const decodeExt = cfg.extDecoders?.[type + 128];
   return decodeExt ? decodeExt(data, type) : new ExtData(type, data);
 }
 
 function readArray(head: number, n: number, depth: number): unknown[] {
-  if (n > maxArray) return fail("length_limit", head);
-  if (depth >= maxDepth) return fail("depth_limit", head);
+  if (n > cfg.maxArray) return fail("length_limit", head);
+  if (depth >= cfg.maxDepth) return fail("depth_limit", head);
   if (n > end - pos) return truncated(head); // every element takes at least one byte
   deepestContainer = depth; // for overflowAsDepthLimit: the last one entered is the deepest
   const d = depth + 1;
@@ -471,7 +495,7 @@ function readArray(head: number, n: number, depth: number): unknown[] {
     case 1: return [read(d)];
     case 2: {
       // a pair of float 64s (coordinates) read here: the doubles go into the array unboxed
-      if (buf[pos] === 0xcb && buf[pos + 9] === 0xcb && pos + 18 <= end && !exact) {
+      if (buf[pos] === 0xcb && buf[pos + 9] === 0xcb && pos + 18 <= end && !cfg.exact) {
         const x = view.getFloat64(pos + 1);
         const y = view.getFloat64(pos + 10);
         pos += 18;
@@ -534,7 +558,7 @@ function readPairArray(n: number, d: number): unknown[] {
   const last = owed + n - 1;
   // the pairs are containers at depth d: the fast path only where the general one accepts them (their
   // length, 2, is within the array limit: the enclosing array's, over 4, passed it)
-  const fast = d < maxDepth && !exact;
+  const fast = d < cfg.maxDepth && !cfg.exact;
   if (fast) deepestContainer = d;
   const b = buf;
   const v = view;
@@ -598,12 +622,12 @@ function readIntArray(n: number, d: number): unknown[] {
 }
 
 function readMap(head: number, n: number, depth: number): unknown {
-  if (n > maxMap) return fail("length_limit", head);
-  if (depth >= maxDepth) return fail("depth_limit", head);
+  if (n > cfg.maxMap) return fail("length_limit", head);
+  if (depth >= cfg.maxDepth) return fail("depth_limit", head);
   if (n * 2 > end - pos) return truncated(head); // every key and value takes at least one byte
   deepestContainer = depth;
-  if (exact) return readPairs(n, depth + 1);
-  if (mapAsMap) return readIntoMap(head, new Map(), n, depth + 1, 0);
+  if (cfg.exact) return readPairs(n, depth + 1);
+  if (cfg.mapAsMap) return readIntoMap(head, new Map(), n, depth + 1, 0);
   return readObject(head, n, depth + 1);
 }
 
@@ -648,12 +672,13 @@ function readKey(depth: number, after: number): unknown {
   if (pos < end) {
     const h = buf[pos]!;
     const n = h - 0xa0;
-    if (n >= 0 && n <= keyMax && pos + 1 + n <= end) {
+    if (n >= 0 && n <= cfg.keyMax && pos + 1 + n <= end) {
       const start = pos + 1;
       const key = lookupKeyGuessing(buf, view, start, n, follows[after]!);
       if (key !== undefined) {
-        follows[after] = lastKeySlot;
-        keyAfter = lastKeySlot;
+        const slot = keyFound.slot;
+        follows[after] = slot;
+        keyAfter = slot;
         pos = start + n;
         return key;
       }
@@ -697,7 +722,7 @@ function readIntoMap(head: number, map: Map<unknown, unknown>, n: number, depth:
   let i = done;
   let numberKeys = 0;
   if (done > 0 || firstKey !== undefined) {
-    if (isNumberKey(firstKey) && ++numberKeys > maxNumberKeys) fail("length_limit", head);
+    if (isNumberKey(firstKey) && ++numberKeys > cfg.maxNumberKeys) fail("length_limit", head);
     owed = rest;
     map.set(firstKey, read(depth));
     i++;
@@ -708,7 +733,7 @@ function readIntoMap(head: number, map: Map<unknown, unknown>, n: number, depth:
     owed = rest + 1;
     const key = readKey(depth, after);
     after = keyAfter;
-    if (isNumberKey(key) && ++numberKeys > maxNumberKeys) fail("length_limit", head);
+    if (isNumberKey(key) && ++numberKeys > cfg.maxNumberKeys) fail("length_limit", head);
     owed = rest;
     map.set(key, read(depth));
   }
@@ -733,3 +758,5 @@ function readPairs(n: number, depth: number): MapPairs {
   }
   return new MapPairs(pairs);
 }
+
+brand(Decoder, "Decoder");

@@ -1,10 +1,13 @@
-import { ExtData } from "./ExtData.js";
+import { brand, kindOf } from "./brand.js";
+import { EncodeError, keyStep, mapKeyStep } from "./EncodeError.js";
+import type { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
-import { Float } from "./Float.js";
+import type { Float } from "./Float.js";
 import { DEFAULT_MAX_DEPTH } from "./limits.js";
-import { MapPairs } from "./MapPairs.js";
-import { RawStr } from "./RawStr.js";
+import type { MapPairs } from "./MapPairs.js";
+import type { RawStr } from "./RawStr.js";
 import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
+import { typeName } from "./utils/bytes.js";
 import { writeUtf8, writeUtf8Long } from "./utils/utf8.js";
 
 export type EncoderOptions = Readonly<
@@ -17,6 +20,15 @@ export type EncoderOptions = Readonly<
     extensions: ExtensionCodec;
     /** Containers enclosing a value, itself included (so a cycle is an error, not a stack overflow). Defaults to 1024. */
     maxDepth: number;
+    /** Leave out object properties whose value is `undefined` (as JSON.stringify does) instead of writing nil. Defaults to false. */
+    ignoreUndefined: boolean;
+    /**
+     * Return views into a buffer shared with earlier and later results instead of a Uint8Array of
+     * its own: no copy per call, for hot loops that write each result out before the next encode.
+     * Such a result's `.buffer` holds other results too: never transfer it, and copy the result
+     * (`.slice()`) to keep it. Defaults to false.
+     */
+    sharedBuffer: boolean;
   }>
 >;
 
@@ -36,36 +48,52 @@ function isNode(): boolean {
 const CHUNK_SIZE = 64 * 1024;
 const MIN_FREE = 2048;
 
-// Writer state, in module variables for the same reason as in Decoder.ts.
-let target = new Uint8Array(0);
-let view = new DataView(target.buffer);
+// Writer state, in module variables for the same reason as in Decoder.ts (Cursor below names what
+// a call changes).
+let target: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(target.buffer);
 let start = 0;
 let pos = 0;
-let useFloat32 = false;
-let sortKeys = false;
-let maxDepth = DEFAULT_MAX_DEPTH;
-let extEncoders: ExtensionCodec["encoders"] | undefined;
 let busy = false;
 /** The longest output written so far (capped), the size a new chunk starts at. */
 let largestOutput = 0;
 const LARGEST_OUTPUT_CAP = 4 * 1024 * 1024; // so that a small result never pins a huge buffer
 
-export class Encoder {
-  private readonly float32: boolean;
-  private readonly sortKeys: boolean;
-  private readonly maxDepth: number;
-  private readonly extEncoders: ExtensionCodec["encoders"] | undefined;
+/**
+ * An encoder's options, resolved once by its constructor. A call installs the whole object
+ * (`cfg`), so an option is described here and nowhere else.
+ */
+class Config {
+  readonly float32: boolean;
+  readonly sortKeys: boolean;
+  readonly maxDepth: number;
+  readonly extEncoders: ExtensionCodec["encoders"] | undefined;
+  readonly ignoreUndefined: boolean;
+  readonly sharedBuffer: boolean;
 
-  constructor(options: EncoderOptions = {}) {
+  constructor(options: EncoderOptions) {
     this.float32 = options.float32 ?? false;
     this.sortKeys = options.sortKeys ?? false;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.extEncoders = options.extensions?.encoders;
+    this.ignoreUndefined = options.ignoreUndefined ?? false;
+    this.sharedBuffer = options.sharedBuffer ?? false;
+  }
+}
+
+/** The options of the call in progress. */
+let cfg = new Config({});
+
+export class Encoder {
+  private readonly config: Config;
+
+  constructor(options: EncoderOptions = {}) {
+    this.config = new Config(options);
   }
 
   /**
-   * Encodes one value. The result is a view into a buffer shared with other results (that is
-   * what makes small encodes cheap): copy it with `.slice()` before transferring its `.buffer`.
+   * Encodes one value into a Uint8Array of its own (with `sharedBuffer`, a view into a buffer
+   * shared with other results). Throws EncodeError for a value with no MessagePack form.
    */
   encode(value: unknown): Uint8Array {
     const saved = busy ? save() : null;
@@ -80,19 +108,19 @@ export class Encoder {
         newChunk(0);
       }
       objectPrototypeEnumerable = hasEnumerable(Object.prototype);
-      useFloat32 = this.float32;
-      sortKeys = this.sortKeys;
-      maxDepth = this.maxDepth;
-      extEncoders = this.extEncoders;
+      cfg = this.config;
       pos = start;
       write(value, 0);
-      const out = target.subarray(start, pos);
       if (pos - start > largestOutput) largestOutput = Math.min(pos - start, LARGEST_OUTPUT_CAP);
+      // owned: a copy, and the next encode writes over the same bytes; shared: a view, and the
+      // next one writes after it
+      if (!cfg.sharedBuffer) return target.slice(start, pos);
+      const out = target.subarray(start, pos);
       start = (pos + 7) & ~7;
       return out;
     } catch (e) {
       pos = start;
-      throw e;
+      throw e instanceof EncodeError ? e.locate() : e;
     } finally {
       if (saved) restore(saved);
       else busy = false;
@@ -100,13 +128,26 @@ export class Encoder {
   }
 }
 
-function save(): unknown[] {
-  return [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders];
+/**
+ * What a call changes, by name: an encode started while another is in progress (an extension's
+ * encode calling encode) saves the one in progress and restores it afterwards. Every module
+ * variable of this file is either here or listed in test/state.test.ts as kept across calls (the
+ * test fails otherwise).
+ */
+interface Cursor {
+  cfg: Config;
+  target: Uint8Array;
+  view: DataView;
+  start: number;
+  pos: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function restore(s: any[]): void {
-  [target, view, start, pos, useFloat32, sortKeys, maxDepth, extEncoders] = s;
+function save(): Cursor {
+  return { cfg, target, view, start, pos };
+}
+
+function restore(c: Cursor): void {
+  ({ cfg, target, view, start, pos } = c);
 }
 
 /** Moves the output so far into a new buffer with room for `extra` more bytes. */
@@ -148,8 +189,15 @@ function write(v: unknown, depth: number): void {
       target[pos++] = 0xc0;
       return;
     case "bigint": return writeBigInt(v);
-    default: throw new TypeError(`cannot encode a ${typeof v}`);
+    default: return refuse(v, "has no MessagePack form");
   }
+}
+
+/** Throws the EncodeError for `v`, naming its type; `why` completes "cannot encode <type>: ". */
+function refuse(v: unknown, why: string): never {
+  const type = typeName(v);
+  const valueType = typeof v === "object" && v !== null ? type.replace(/^an? /, "") : typeof v;
+  throw new EncodeError(`cannot encode ${type}: it ${why}`, valueType);
 }
 
 // Int32 heads, chosen without branches (random ints of mixed sizes made the branches mispredict):
@@ -189,7 +237,7 @@ function writeNumber(v: number): void {
     pos = p + 1 + INT_SIZE[i]!;
     return;
   }
-  if (!useFloat32 && v !== Math.floor(v)) {
+  if (!cfg.float32 && v !== Math.floor(v)) {
     // a fraction (or NaN): float 64, the common case after int32 (coordinates, prices)
     target[pos] = 0xcb;
     view.setFloat64(pos + 1, v);
@@ -227,8 +275,8 @@ function writeWideNumber(v: number): void {
   }
 }
 
-function writeFloat(v: number): void {
-  if (useFloat32) {
+function writeFloat(v: number, float32 = cfg.float32): void {
+  if (float32) {
     target[pos++] = 0xca;
     view.setFloat32(pos, v);
     pos += 4;
@@ -252,7 +300,7 @@ function writeBigInt(v: bigint): void {
     target[pos++] = 0xd3;
     view.setBigInt64(pos, v);
   } else {
-    throw new RangeError(`bigint ${v} does not fit in 64 bits`);
+    throw new EncodeError(`cannot encode the bigint ${v}: it does not fit in 64 bits`, "bigint");
   }
   pos += 8;
 }
@@ -448,23 +496,33 @@ function writeExt(type: number, data: Uint8Array): void {
   pos += n;
 }
 
-function tooDeep(): never {
-  throw new RangeError(`nesting deeper than maxDepth ${maxDepth} (a cycle?)`);
+function tooDeep(v: unknown): never {
+  const type = typeName(v);
+  throw new EncodeError(`cannot encode ${type} nested deeper than maxDepth ${cfg.maxDepth} (a cycle?)`, type.replace(/^an? /, ""));
+}
+
+/** An error from writing the element at `step` of a container: an EncodeError learns its path. */
+function inside(e: unknown, step: string): unknown {
+  return e instanceof EncodeError ? e.within(step) : e;
 }
 
 function writeArray(v: unknown[], depth: number): void {
-  if (depth >= maxDepth) tooDeep();
+  if (depth >= cfg.maxDepth) tooDeep(v);
   const n = v.length;
   writeArrayHeader(n);
   let i = 0;
-  if (n > 0 && typeof v[0] === "number") i = writeNumbers(v, n);
-  for (; i < n; i++) {
-    const item: unknown = v[i];
-    // numbers, strings and nested arrays (tables, coordinates) straight away, without write's dispatch
-    if (typeof item === "number") writeNumber(item);
-    else if (typeof item === "string") writeStr(item);
-    else if (Array.isArray(item)) writeArray(item, depth + 1);
-    else write(item, depth + 1);
+  try {
+    if (n > 0 && typeof v[0] === "number") i = writeNumbers(v, n);
+    for (; i < n; i++) {
+      const item: unknown = v[i];
+      // numbers, strings and nested arrays (tables, coordinates) straight away, without write's dispatch
+      if (typeof item === "number") writeNumber(item);
+      else if (typeof item === "string") writeStr(item);
+      else if (Array.isArray(item)) writeArray(item, depth + 1);
+      else write(item, depth + 1);
+    }
+  } catch (e) {
+    throw inside(e, `[${i}]`);
   }
 }
 
@@ -487,45 +545,89 @@ function writeNumbers(v: unknown[], n: number): number {
 
 function writeObject(v: object, depth: number): void {
   if (Array.isArray(v)) return writeArray(v, depth);
-  if (depth >= maxDepth) tooDeep();
+  if (depth >= cfg.maxDepth) tooDeep(v);
   const proto = Object.getPrototypeOf(v);
   if (proto === Object.prototype) return writePlainObject(v as Record<string, unknown>, depth, objectPrototypeEnumerable);
   if (proto === null) return writePlainObject(v as Record<string, unknown>, depth, false);
   if (v instanceof Uint8Array) return writeBin(v);
+  const extEncoders = cfg.extEncoders;
   if (extEncoders !== undefined) {
     for (const ext of extEncoders) {
       const data = ext.encode(v);
       if (data !== null) return writeExt(ext.type, data);
     }
   }
+  return writeOther(v, depth);
+}
+
+/** Other objects than arrays, plain objects and Uint8Arrays: the mapping in README.md. */
+function writeOther(v: object, depth: number): void {
+  // mpk's own classes, by their brand: the same in every copy of mpk (brand.ts)
+  switch (kindOf(v)) {
+    case "Timestamp": {
+      const ts = v as Timestamp;
+      return writeExt(-1, encodeTimestampPayload(ts.sec, ts.nsec));
+    }
+    case "ExtData": {
+      const ext = v as ExtData;
+      return writeExt(ext.type, ext.data);
+    }
+    case "RawStr": return writeRawStr((v as RawStr).bytes);
+    case "Float": {
+      const f = v as Float;
+      ensure(9);
+      return writeFloat(f.value, f.bits === 32);
+    }
+    case "MapPairs": return writePairs((v as MapPairs).pairs, depth);
+  }
   if (v instanceof Map) return writeMap(v, depth);
   if (v instanceof Date) {
+    if (Number.isNaN(v.getTime())) return refuse(v, "is an invalid Date (no instant to write)");
     const ts = Timestamp.fromDate(v);
     return writeExt(-1, encodeTimestampPayload(ts.sec, ts.nsec));
   }
-  if (v instanceof Timestamp) return writeExt(-1, encodeTimestampPayload(v.sec, v.nsec));
-  if (v instanceof ExtData) return writeExt(v.type, v.data);
-  if (v instanceof RawStr) return writeRawStr(v.bytes);
-  if (v instanceof Float) {
-    ensure(9);
-    const saved = useFloat32;
-    useFloat32 = v.bits === 32;
-    writeFloat(v.value);
-    useFloat32 = saved;
-    return;
-  }
-  if (v instanceof MapPairs) {
-    writeMapHeader(v.pairs.length);
-    for (const [key, value] of v.pairs) {
-      write(key, depth + 1);
-      write(value, depth + 1);
-    }
-    return;
-  }
-  if (ArrayBuffer.isView(v)) return writeBin(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  // a Set: an array of its values, in insertion order (it decodes as an Array)
+  if (v instanceof Set) return writeArray([...(v as Set<unknown>)], depth);
+  // bytes: bin (they decode as a Uint8Array)
   if (v instanceof ArrayBuffer) return writeBin(new Uint8Array(v));
-  // any other object: its own enumerable string keys, like a plain object
+  if (typeof SharedArrayBuffer !== "undefined" && v instanceof SharedArrayBuffer) return writeBin(new Uint8Array(v));
+  if (v instanceof DataView) return writeBin(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  if (ArrayBuffer.isView(v)) {
+    return refuse(v, "has no MessagePack form: as bin its element type and byte order would be lost (write `new Uint8Array(a.buffer, a.byteOffset, a.byteLength)` for its bytes, or register an extension)");
+  }
+  // boxed primitives: their primitive, as JSON.stringify does
+  if (v instanceof Number || v instanceof String || v instanceof Boolean || (typeof BigInt !== "undefined" && v instanceof BigInt)) {
+    return write((v as { valueOf(): unknown }).valueOf(), depth);
+  }
+  // an object that says how it is serialized (URL, Decimal, Luxon's DateTime...): what its
+  // toJSON returns, as JSON.stringify does (one level deeper, so a toJSON returning its own
+  // object again ends at maxDepth)
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return write(toJSON.call(v, ""), depth + 1);
+  if (v instanceof Error || v instanceof RegExp || v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || v instanceof Symbol || isWeakRef(v)) {
+    return refuse(v, "has no MessagePack form (convert it to data first, or register an extension)");
+  }
+  // any other object (a class instance): its own enumerable string keys, like a plain object
   return writePlainObject(v as Record<string, unknown>, depth, true);
+}
+
+/** WeakRef is ES2021, after the ES2020 this package targets. */
+function isWeakRef(v: object): boolean {
+  const WeakRefClass = (globalThis as { WeakRef?: abstract new (...args: never[]) => object }).WeakRef;
+  return WeakRefClass !== undefined && v instanceof WeakRefClass;
+}
+
+function writePairs(pairs: Array<[unknown, unknown]>, depth: number): void {
+  writeMapHeader(pairs.length);
+  let i = 0;
+  try {
+    for (; i < pairs.length; i++) {
+      write(pairs[i]![0], depth + 1);
+      write(pairs[i]![1], depth + 1);
+    }
+  } catch (e) {
+    throw inside(e, `.pairs[${i}]`);
+  }
 }
 
 /**
@@ -543,12 +645,17 @@ function hasEnumerable(o: object): boolean {
 
 /** `inherits`: whether `for…in` may give inherited keys, which are skipped. */
 function writePlainObject(obj: Record<string, unknown>, depth: number, inherits: boolean): void {
-  if (sortKeys) {
-    const keys = Object.keys(obj).sort();
+  if (cfg.sortKeys) {
+    let keys = Object.keys(obj).sort();
+    if (cfg.ignoreUndefined) keys = keys.filter((k) => obj[k] !== undefined);
     writeMapHeader(keys.length);
     for (const key of keys) {
       writeStr(key);
-      write(obj[key], depth + 1);
+      try {
+        write(obj[key], depth + 1);
+      } catch (e) {
+        throw inside(e, keyStep(key));
+      }
     }
     return;
   }
@@ -558,15 +665,22 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
   const head = pos - start; // relative: writing may move the output to a new chunk
   pos++;
   let n = 0;
-  for (const key in obj) {
-    if (inherits && !Object.prototype.hasOwnProperty.call(obj, key)) continue;
-    writeStr(key);
-    // strings and numbers, most values, without write's dispatch
-    const value = obj[key];
-    if (typeof value === "string") writeStr(value);
-    else if (typeof value === "number") writeNumber(value);
-    else write(value, depth + 1);
-    n++;
+  let key = "";
+  const ignoreUndefined = cfg.ignoreUndefined;
+  try {
+    for (key in obj) {
+      if (inherits && !Object.prototype.hasOwnProperty.call(obj, key)) continue;
+      const value = obj[key];
+      if (value === undefined && ignoreUndefined) continue;
+      writeStr(key);
+      // strings and numbers, most values, without write's dispatch
+      if (typeof value === "string") writeStr(value);
+      else if (typeof value === "number") writeNumber(value);
+      else write(value, depth + 1);
+      n++;
+    }
+  } catch (e) {
+    throw inside(e, keyStep(key));
   }
   const at = start + head;
   if (n < 16) {
@@ -589,10 +703,22 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
 }
 
 function writeMap(map: Map<unknown, unknown>, depth: number): void {
+  let step = "";
+  try {
+    writeMapEntries(map, depth, (key, isKey) => (step = mapKeyStep(key) + (isKey ? "(key)" : "")));
+  } catch (e) {
+    throw inside(e, step);
+  }
+}
+
+/** Writes a Map; `at` is told each entry's key before its key and before its value is written. */
+function writeMapEntries(map: Map<unknown, unknown>, depth: number, at: (key: unknown, isKey: boolean) => void): void {
   writeMapHeader(map.size);
-  if (!sortKeys) {
+  if (!cfg.sortKeys) {
     for (const [key, value] of map) {
+      at(key, true);
       write(key, depth + 1);
+      at(key, false);
       write(value, depth + 1);
     }
     return;
@@ -601,13 +727,16 @@ function writeMap(map: Map<unknown, unknown>, depth: number): void {
   if (entries.every(([key]) => typeof key === "string")) {
     entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
     for (const [key, value] of entries) {
+      at(key, true);
       write(key, depth + 1);
+      at(key, false);
       write(value, depth + 1);
     }
     return;
   }
   // mixed key types: order by the keys' encoded bytes
   const encodedKeys = entries.map(([key]) => {
+    at(key, true);
     const from = pos - start; // relative: writing may move the output to a new chunk
     write(key, depth + 1);
     const bytes = target.slice(start + from, pos);
@@ -620,6 +749,7 @@ function writeMap(map: Map<unknown, unknown>, depth: number): void {
     ensure(bytes.length);
     target.set(bytes, pos);
     pos += bytes.length;
+    at(entries[i]![0], false);
     write(entries[i]![1], depth + 1);
   }
 }
@@ -629,3 +759,5 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
 }
+
+brand(Encoder, "Encoder");

@@ -1,3 +1,4 @@
+import { brand } from "./brand.js";
 /** An ext value whose type has no decoder registered: the type (-128..127) and the payload. */
 export class ExtData {
   constructor(
@@ -8,3 +9,5 @@ export class ExtData {
     if (!Number.isInteger(type) || type < -128 || type > 127) throw new RangeError(`ext type ${type} is outside -128..127`);
   }
 }
+
+brand(ExtData, "ExtData");

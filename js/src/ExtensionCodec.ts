@@ -1,10 +1,11 @@
+import { brand } from "./brand.js";
 /** One application ext type: how to write values of it and how to read its payload back. */
 export interface ExtensionDefinition<T = unknown> {
   /** The ext type, 0..127 for applications (negative types are reserved by MessagePack). */
   type: number;
   /** Returns the payload for a value this extension handles, or null to decline it. */
   encode?: (value: unknown) => Uint8Array | null;
-  /** Builds the value from a payload (a copy the callee may keep). */
+  /** Builds the value from a payload (a copy the callee may keep; a view into the input with `zeroCopy`). */
   decode?: (data: Uint8Array, type: number) => T;
 }
 
@@ -27,3 +28,5 @@ export class ExtensionCodec {
     return this;
   }
 }
+
+brand(ExtensionCodec, "ExtensionCodec");

@@ -1,3 +1,4 @@
+import { brand } from "./brand.js";
 /**
  * A float that remembers its width. The decoder returns one for every float when the option
  * `exact: true` is set (so 1.0 stays distinguishable from the int 1); the encoder writes one as
@@ -9,3 +10,5 @@ export class Float {
     readonly bits: 32 | 64 = 64,
   ) {}
 }
+
+brand(Float, "Float");

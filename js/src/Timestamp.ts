@@ -1,3 +1,4 @@
+import { brand } from "./brand.js";
 /** The ext type MessagePack reserves for timestamps. */
 export const TIMESTAMP_EXT_TYPE = -1;
 
@@ -83,3 +84,5 @@ export function decodeTimestampPayload(view: DataView, offset: number, length: n
   }
   return null;
 }
+
+brand(Timestamp, "Timestamp");

@@ -2,7 +2,7 @@ import { DecodeError } from "./DecodeError.js";
 import type { DecoderOptions } from "./limits.js";
 import { decodeLimits, type DecodeLimits } from "./limits.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
-import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { decodeUtf8Strict } from "./utils/utf8.js";
 
 /**
  * Walks the tokens of one incomplete value as its bytes arrive, without building anything, so
@@ -21,6 +21,12 @@ export class ValueScanner {
   private readonly strictUtf8: boolean;
   /** Items still owed by each open container, outermost first (a map owes two per pair). */
   private readonly owed: number[] = [];
+  /** For each open container: the number keys a map has had so far (see maxNumberKeys), -1 for an array. */
+  private readonly numberKeys: number[] = [];
+  /** For each open container: its head's offset. */
+  private readonly heads: number[] = [];
+  /** Maps decode to MapPairs (exact): their keys are not hashed, and not limited. */
+  private readonly exact: boolean;
   /** Where the next token starts, from the value's first byte. */
   private pos = 0;
   /** The last token of the value has been read (its payload may still be arriving). */
@@ -29,11 +35,14 @@ export class ValueScanner {
   constructor(options: DecoderOptions = {}) {
     this.limits = decodeLimits(options);
     this.strictUtf8 = options.utf8 === "strict";
+    this.exact = options.exact === true;
   }
 
   /** Starts over on a new value, at bytes[0] of the next scan. */
   reset(): void {
     this.owed.length = 0;
+    this.numberKeys.length = 0;
+    this.heads.length = 0;
     this.pos = 0;
     this.whole = false;
   }
@@ -105,8 +114,17 @@ export class ValueScanner {
         this.checkPayload(bytes, head, p + header, length, check);
       }
       p = stop;
+      // a whole number key of a map (a map owes an even count before each key): counted as the
+      // decoder counts them, so that the map's length_limit comes with the key over the limit
+      const open = owed.length - 1;
+      if (open >= 0 && this.numberKeys[open]! >= 0 && (owed[open]! & 1) === 0 && (h < 0x80 || h >= 0xe0 || (h >= 0xca && h <= 0xd3))) {
+        const mapHead = this.heads[open]!;
+        if (++this.numberKeys[open]! > this.limits.numberKeys) throw new DecodeError("length_limit", mapHead, bytes[mapHead]);
+      }
       if (items > 0) {
         owed.push(items);
+        this.numberKeys.push(h >= 0x80 && h < 0x90 || h >= 0xde ? (this.exact ? -1 : 0) : -1);
+        this.heads.push(head);
         continue;
       }
       // a whole item: it pays what its container owes, and may complete containers around it
@@ -118,6 +136,8 @@ export class ValueScanner {
         }
         if (--owed[top]! > 0) break;
         owed.pop();
+        this.numberKeys.pop();
+        this.heads.pop();
       }
     }
     this.pos = p;
@@ -138,8 +158,7 @@ export class ValueScanner {
 
   private checkPayload(bytes: Uint8Array, head: number, start: number, length: number, check: number): void {
     if (check === CHECK_UTF8) {
-      decodeUtf8(bytes, start, start + length, 0, true);
-      if (lastUtf8Invalid) throw new DecodeError("invalid_utf8", head, bytes[head]);
+      if (decodeUtf8Strict(bytes, start, start + length, 0) === undefined) throw new DecodeError("invalid_utf8", head, bytes[head]);
       return;
     }
     const view = new DataView(bytes.buffer, bytes.byteOffset + start, length);

@@ -3,6 +3,7 @@
 // writer
 export { encode } from "./encode.js";
 export { Encoder } from "./Encoder.js";
+export { EncodeError } from "./EncodeError.js";
 export type { EncoderOptions } from "./Encoder.js";
 
 // reader

@@ -1,4 +1,4 @@
-import { decodeUtf8, lastUtf8Invalid } from "./utils/utf8.js";
+import { decodeUtf8Strict } from "./utils/utf8.js";
 
 // The key cache: map keys repeat (every record of a list has the same ones), and so do short str
 // values (languages, tags, enum-like words), so the bytes of a short str are hashed and, when the
@@ -40,8 +40,11 @@ export function lookupStr(buf: Uint8Array, view: DataView, start: number, n: num
   return lookup(buf, view, start, n, false);
 }
 
-/** The slot of the last key found or added by lookupKey / lookupKeyGuessing. */
-export let lastKeySlot = 0;
+/**
+ * An out-parameter of lookupKey / lookupKeyGuessing (no tuple allocated per key): the slot of the
+ * key they found or added last.
+ */
+export const keyFound = { slot: 0 };
 
 /** The first word of buf[start, start + n): its first four bytes, or all of them packed when fewer. */
 function firstWord(buf: Uint8Array, view: DataView, start: number, n: number): number {
@@ -61,7 +64,7 @@ export function lookupKeyGuessing(buf: Uint8Array, view: DataView, start: number
   if (lengths[guess] === n && firsts[guess] === first && lasts[guess] === last && (n <= 8 || sameMiddle(guess, view, start, n))) {
     const cached = keys[guess];
     if (cached !== undefined) {
-      lastKeySlot = guess;
+      keyFound.slot = guess;
       return cached;
     }
   }
@@ -87,13 +90,13 @@ function lookupWords(buf: Uint8Array, view: DataView, start: number, n: number, 
   h = Math.imul(h ^ last, 0x85ebca6b);
   h ^= h >>> 15;
   const slot = h >>> (32 - SLOT_BITS);
-  if (key) lastKeySlot = slot;
+  if (key) keyFound.slot = slot;
   if (lengths[slot] === n && firsts[slot] === first && lasts[slot] === last && (n <= 8 || sameMiddle(slot, view, start, n))) {
     const cached = keys[slot];
     if (cached !== undefined) return cached;
   }
-  const decoded = decodeUtf8(buf, start, start + n, KEY_MAX_BYTES, true);
-  if (lastUtf8Invalid) return undefined;
+  const decoded = decodeUtf8Strict(buf, start, start + n, KEY_MAX_BYTES);
+  if (decoded === undefined) return undefined;
   const str = key ? internalize(decoded) : decoded;
   keys[slot] = str;
   lengths[slot] = n;

@@ -24,6 +24,12 @@ export type DecoderOptions = Readonly<
      * kept), timestamps as `Timestamp`. For tools that must re-encode byte for byte. Defaults to false.
      */
     exact: boolean;
+    /**
+     * Decoded bin, ext and RawStr payloads are views into the input instead of copies: no copy,
+     * but they share the input's memory (writing to either changes the other) and keep all of it
+     * alive. Stream decoders ignore it: their buffer is reused. Defaults to false.
+     */
+    zeroCopy: boolean;
     /** Decoders for application ext types; unknown types give `ExtData`. */
     extensions: ExtensionCodec;
     /** Containers enclosing a value, itself included. Defaults to 1024 (DEFAULT_MAX_DEPTH). */

@@ -16,6 +16,14 @@
  * than 9 on records, twitter and sample-large; 25 is slower than 17 by 1.1-1.3x.
  */
 export const BATCH_MIN_BYTES = 17;
+/**
+ * strs longer than this are not batched: copying one into the batch costs about what decoding it
+ * does, and the call it saves is small next to its length. Measured with js/bench/ab.mjs and
+ * ab-browser.mjs on "ascii strings (0-4 KiB)": 3.7x faster in Node (where they then go to
+ * utf8Slice) and 1.8x in Chromium (TextDecoder one by one); records, twitter.json, citm_catalog
+ * and sample-large unchanged (0.9-1.1x).
+ */
+export const BATCH_MAX_BYTES = 512;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
 /**
@@ -28,27 +36,35 @@ let asciiScratch = new Uint8Array(0);
 let asciiScratchView = new DataView(asciiScratch.buffer);
 let otherScratch = new Uint8Array(0);
 let otherScratchView = new DataView(otherScratch.buffer);
-/** payload offsets in the input of the batched strs, in input order */
-export let batchStarts = new Int32Array(0);
-/** where each one starts in its text; non-ASCII ones are stored as -1 - offset in batchOtherText */
-export let batchOffsets = new Int32Array(0);
-/** where each one ends in its text */
-export let batchEnds = new Int32Array(0);
-export let batchCount = 0;
-/** where the last pass stopped (a token boundary, or the end of the input) */
-export let batchScannedTo = 0;
-/** the ASCII strs (a one-byte string: slices of it stay one-byte) */
-export let batchText = "";
-/** the other strs (two-byte), kept apart so that ASCII slices do not become two-byte strings */
-export let batchOtherText = "";
+/**
+ * The batch: what the last pass found, read by the decoder (one object, owned and written by this
+ * module only).
+ */
+class StrBatch {
+  /** payload offsets in the input of the batched strs, in input order */
+  starts = new Int32Array(0);
+  /** where each one starts in its text; non-ASCII ones are stored as -1 - offset in otherText */
+  offsets = new Int32Array(0);
+  /** where each one ends in its text */
+  ends = new Int32Array(0);
+  count = 0;
+  /** where the last pass stopped (a token boundary, or the end of the input) */
+  scannedTo = 0;
+  /** the ASCII strs (a one-byte string: slices of it stay one-byte) */
+  text = "";
+  /** the other strs (two-byte), kept apart so that ASCII slices do not become two-byte strings */
+  otherText = "";
+}
+
+export const batch = new StrBatch();
 let textDecoder: TextDecoder | undefined;
 let asciiOnly = false;
 let otherValid = true;
 
 export function clearBatch(): void {
-  batchCount = 0;
-  batchText = "";
-  batchOtherText = "";
+  batch.count = 0;
+  batch.text = "";
+  batch.otherText = "";
 }
 
 /** Fills the batch from buf[from, end). */
@@ -70,23 +86,23 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     otherScratchView = new DataView(otherScratch.buffer);
   }
   const maxStrs = Math.ceil(size / (BATCH_MIN_BYTES + 1));
-  if (batchStarts.length < maxStrs) {
-    batchStarts = new Int32Array(Math.max(maxStrs, batchStarts.length * 2));
-    batchOffsets = new Int32Array(batchStarts.length);
-    batchEnds = new Int32Array(batchStarts.length);
+  if (batch.starts.length < maxStrs) {
+    batch.starts = new Int32Array(Math.max(maxStrs, batch.starts.length * 2));
+    batch.offsets = new Int32Array(batch.starts.length);
+    batch.ends = new Int32Array(batch.starts.length);
   }
   const p = scanTokens(buf, view, from, end);
   const wa = scannedAscii;
   const wo = scannedOther;
   const units = scannedUnits;
-  batchCount = scannedCount;
-  batchScannedTo = p < end ? p : end;
+  batch.count = scannedCount;
+  batch.scannedTo = p < end ? p : end;
   textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
-  batchText = wa > 0 ? textDecoder.decode(asciiScratch.subarray(0, wa)) : "";
-  batchOtherText = wo > 0 ? textDecoder.decode(otherScratch.subarray(0, wo)) : "";
+  batch.text = wa > 0 ? textDecoder.decode(asciiScratch.subarray(0, wa)) : "";
+  batch.otherText = wo > 0 ? textDecoder.decode(otherScratch.subarray(0, wo)) : "";
   // The other payloads were each valid UTF-8 only if nothing was replaced and the lengths agree;
   // if not (or a payload holds a real U+FFFD), the caller scans again for ASCII strs only.
-  otherValid = wo === 0 || (batchOtherText.length === units && batchOtherText.indexOf("\ufffd") === -1);
+  otherValid = wo === 0 || (batch.otherText.length === units && batch.otherText.indexOf("\ufffd") === -1);
 }
 
 // What scanTokens found, in module variables: it returns only where it stopped.
@@ -106,9 +122,9 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
   const asciiView = asciiScratchView;
   const otherView = otherScratchView;
   const other = otherScratch;
-  const starts = batchStarts;
-  const offsets = batchOffsets;
-  const ends = batchEnds;
+  const starts = batch.starts;
+  const offsets = batch.offsets;
+  const ends = batch.ends;
   let q = 0;
   let wa = 0; // bytes in ascii (= its UTF-16 units)
   let wo = 0; // bytes in other
@@ -179,6 +195,10 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
     }
     const stop = p + len;
     if (stop > end) break;
+    if (len > BATCH_MAX_BYTES) {
+      p = stop; // decoded on its own: the platform's decoder takes it faster than a copy into the batch
+      continue;
+    }
     if (len >= BATCH_MIN_BYTES) {
       let i = p;
       let o = wa;

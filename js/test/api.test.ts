@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
-  decode, decodeMulti, DecodeError, Decoder, encode, Encoder, ExtData, ExtensionCodec, Float, Timestamp, RawStr,
+  decode, decodeMulti, DecodeError, Decoder, encode, EncodeError, Encoder, ExtData, ExtensionCodec, Float, Timestamp, RawStr,
   DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
@@ -25,11 +25,11 @@ describe("writer", () => {
     assert.equal(hex(5n), "05");
     assert.equal(hex(2n ** 64n - 1n), "cfffffffffffffffff");
     assert.equal(hex(-(2n ** 63n)), "d38000000000000000");
-    assert.throws(() => encode(2n ** 64n), RangeError);
+    assert.throws(() => encode(2n ** 64n), EncodeError);
   });
   test("undefined is nil; binary views are bin; Map and objects are maps", () => {
     assert.equal(hex(undefined), "c0");
-    assert.equal(hex(new Uint16Array([1])), "c4020100");
+    assert.equal(hex(new DataView(Uint8Array.of(1, 0).buffer)), "c4020100");
     assert.equal(hex(new Map<unknown, unknown>([[1, "a"]])), "8101a161");
     assert.equal(hex({ a: 1 }), "81a16101");
   });
@@ -101,7 +101,7 @@ describe("writer", () => {
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];
     a.push(a);
-    assert.throws(() => encode(a), RangeError);
+    assert.throws(() => encode(a), (e: unknown) => e instanceof EncodeError && /deeper than maxDepth 1024 \(a cycle\?\)/.test(e.message) && e.path === "$" + "[0]".repeat(1024));
   });
   test("results stay valid after later encodes", () => {
     const first = encode({ x: "first" });
@@ -235,8 +235,8 @@ describe("reader", () => {
   test("ext types outside one signed byte are refused", () => {
     for (const type of [128, -129, 1.5, NaN]) assert.throws(() => new ExtData(type, new Uint8Array(1)), RangeError);
     assert.equal(hex(new ExtData(-128, new Uint8Array(1))), "d48000");
-    assert.throws(() => encode(2n ** 64n), RangeError);
-    assert.throws(() => encode(-(2n ** 63n) - 1n), RangeError);
+    assert.throws(() => encode(2n ** 64n), EncodeError);
+    assert.throws(() => encode({ a: [-(2n ** 63n) - 1n] }), (e: unknown) => e instanceof EncodeError && e.path === "$.a[0]" && e.valueType === "bigint");
   });
   test("pairs of float 64s (the coordinate fast path) decode like any other array", () => {
     const pair = encode([1.5, -2.25]).slice();

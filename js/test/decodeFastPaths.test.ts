@@ -229,4 +229,13 @@ describe("decoders with different options, one after another and nested", () => 
     assert.ok(outer.decode(encode({ b: 2 })) instanceof Map);
     assert.deepEqual(decode(encode({ b: 2 })), { b: 2 });
   });
+  test("strs around the str batch's longest (BATCH_MAX_BYTES) decode in order, batched or on their own", () => {
+    const lengths = [17, 40, 511, 512, 513, 600, 20, 5000, 30, 512, 18];
+    for (const unit of ["a", "é", "😀"]) {
+      // cut by code points: a lone surrogate would be written as U+FFFD
+      const strs = lengths.map((n, i) => [...(unit + String(i)).repeat(n)].slice(0, n).join(""));
+      const doc = { strs, pairs: strs.map((s, i) => ({ k: s, n: i })) };
+      assert.deepEqual(decode(encode(doc)), doc, unit);
+    }
+  });
 });

@@ -121,6 +121,7 @@ describe("decodeStream", () => {
     // the header alone proves it: the stream must not wait for (or buffer) a 4 GiB payload
     ["an ext -1 of a length no timestamp has", "dc0100" + "c9ffffffffff", {}, "invalid_timestamp", 3],
     ["a fixext 16 of type -1", "dc0100" + "d8ff", {}, "invalid_timestamp", 3],
+    ["a map with more number keys than maxNumberKeys", "dc0100" + "de0014" + "a161c0" + "01c0" + "cb3ff0000000000000c0" + "d0ffc0" + "04", { maxNumberKeys: 3 }, "length_limit", 3],
   ];
   for (const [name, hex, options, kind, offset] of provable) {
     test(`a stream reports ${name} before the input ends`, async () => {

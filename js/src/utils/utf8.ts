@@ -11,13 +11,22 @@ let textDecoder: TextDecoder | undefined;
 let textEncoder: TextEncoder | undefined;
 
 /** Set by decodeUtf8 when the last str it decoded was not valid UTF-8. */
-export let lastUtf8Invalid = false;
+let lastUtf8Invalid = false;
 
 /**
- * Decodes bytes[start, end) with WHATWG's replacement rules. Sets lastUtf8Invalid when it had to
- * replace anything, so that strict and raw modes can react without a second validation pass.
+ * Decodes bytes[start, end) as UTF-8, or returns undefined if they are not valid UTF-8 (one pass:
+ * the replacing decoder notes whether it replaced anything).
  */
-export function decodeUtf8(bytes: Uint8Array, start: number, end: number, threshold: number, validate: boolean): string {
+export function decodeUtf8Strict(bytes: Uint8Array, start: number, end: number, threshold: number): string | undefined {
+  const s = decodeUtf8(bytes, start, end, threshold, true);
+  return lastUtf8Invalid ? undefined : s;
+}
+
+/**
+ * Decodes bytes[start, end) with WHATWG's replacement rules. With `validate`, notes (for
+ * decodeUtf8Strict) whether it had to replace anything.
+ */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number, threshold: number, validate = false): string {
   lastUtf8Invalid = false;
   const n = end - start;
   if (n > ASCII_MAX) return decodeLong(bytes, start, end, validate);
@@ -31,13 +40,32 @@ export function decodeUtf8(bytes: Uint8Array, start: number, end: number, thresh
 }
 
 function decodeLong(bytes: Uint8Array, start: number, end: number, validate: boolean): string {
-  textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
-  const s = textDecoder.decode(bytes.subarray(start, end));
+  const s = nodeUtf8Slice !== undefined ? nodeUtf8Slice.call(bytes, start, end) : decodeLongPortable(bytes, start, end);
   // TextDecoder replaces silently; a U+FFFD in its output means either a replacement or a real
   // U+FFFD in the input, and only then is the slow path needed to tell which.
   if (validate && s.indexOf("\ufffd") !== -1) return decodeGeneral(bytes, start, end);
   return s;
 }
+
+/** The platform's UTF-8 decoder: TextDecoder (WHATWG replacement; U+FEFF at the start kept). */
+export function decodeLongPortable(bytes: Uint8Array, start: number, end: number): string {
+  textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
+  return textDecoder.decode(bytes.subarray(start, end));
+}
+
+/**
+ * Node's own UTF-8 decoder, Buffer.prototype.utf8Slice (it takes any Uint8Array as `this`), where
+ * there is one; elsewhere decodeLongPortable. Measured in Node 20 on ASCII strs (one process,
+ * busy machine): 1 KiB 0.55 µs and 4 KiB 0.65 µs against 1.5 µs and 3.8 µs through
+ * TextDecoder.decode, whose call and subarray cost more; non-ASCII 64 B 0.1 µs against 0.4 µs.
+ * It keeps a leading U+FEFF and replaces bad sequences as TextDecoder does (test/utf8.test.ts
+ * checks both paths against TextDecoder).
+ */
+export const nodeUtf8Slice: ((this: Uint8Array, start: number, end: number) => string) | undefined = (() => {
+  const B = (globalThis as { Buffer?: { prototype?: { utf8Slice?: unknown } } }).Buffer;
+  const f = B?.prototype?.utf8Slice;
+  return typeof f === "function" ? (f as (this: Uint8Array, start: number, end: number) => string) : undefined;
+})();
 
 const fromCharCode = String.fromCharCode;
 

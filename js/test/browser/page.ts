@@ -1,6 +1,6 @@
 // Runs in the Chromium page: the whole corpus, one-shot and through decodeStream one byte at a
 // time, with the bundle of mpk built from src/. The Node side (run.ts) serves the vectors.
-import { DecodeError, Decoder, decodeStream, encode, type DecoderOptions } from "../../src/index.js";
+import { DecodeError, decode, Decoder, decodeStream, DecoderStream, encode, EncodeError, Encoder, type DecoderOptions } from "../../src/index.js";
 import { JsonNumber, JsonObject, parseJson, type Json } from "../support/losslessJson.js";
 import { bytesToHex, encodeTyped, fromTyped, hexToBytes, normalEqual, normalize, toCanonicalJson, TYPE_KEYS } from "../support/typed.js";
 
@@ -79,4 +79,97 @@ async function runCorpus(): Promise<Outcome> {
   return outcome;
 }
 
+/**
+ * The browser paths of the safety guarantees (test/safety.test.ts and test/mapping.test.ts check
+ * them in Node): each check throws on failure.
+ */
+const CHECKS: Record<string, () => Promise<void> | void> = {
+  "decode and DecoderStream refuse a string with a TypeError naming it": async () => {
+    expectThrow(() => decode("\x92\x01\x02" as unknown as Uint8Array), (e) => e instanceof TypeError && /not a string/.test(e.message));
+    const stream = new DecoderStream();
+    const writer = stream.writable.getWriter();
+    const reader = stream.readable.getReader();
+    void writer.write(Uint8Array.of(7)).catch(() => {});
+    void writer.write("abc" as unknown as Uint8Array).catch(() => {});
+    const first = await reader.read();
+    if (first.value !== 7) throw new Error(`first value ${String(first.value)}`);
+    await expectReject(reader.read(), (e) => e instanceof TypeError && /not a string/.test(e.message));
+  },
+  "a stream error after a value in the same chunk is at its offset": async () => {
+    async function* one() {
+      yield Uint8Array.of(0x01, 0xc1);
+    }
+    await expectReject(
+      (async () => {
+        for await (const _ of decodeStream(one()));
+      })(),
+      (e) => e instanceof DecodeError && e.kind === "invalid_byte" && e.offset === 1,
+    );
+  },
+  "1,000 nested array 32 heads of 2^20 are truncated without claiming gigabytes": () => {
+    const bytes = new Uint8Array(5000 + 2 ** 20);
+    for (let i = 0; i < 1000; i++) bytes.set([0xdd, 0x00, 0x10, 0x00, 0x00], i * 5);
+    expectThrow(() => decode(bytes), (e) => e instanceof DecodeError && e.kind === "truncated" && e.offset === bytes.length);
+  },
+  "encode returns memory of its own; transferring it leaves other results whole": () => {
+    const a = encode({ a: 1 });
+    const b = encode("x".repeat(100_000));
+    if (a.buffer.byteLength !== a.byteLength || b.buffer.byteLength !== b.byteLength) throw new Error("result buffers hold more than the message");
+    const before = Array.from(a);
+    const channel = new MessageChannel();
+    channel.port1.postMessage(b, [b.buffer]);
+    channel.port1.close();
+    if (b.byteLength !== 0 || Array.from(a).join() !== before.join()) throw new Error("transfer touched another result");
+    const shared = new Encoder({ sharedBuffer: true });
+    if (shared.encode(1).buffer !== shared.encode(2).buffer) throw new Error("sharedBuffer results do not share");
+  },
+  "EncodeError names the type and path; a Set is an array": () => {
+    expectThrow(() => encode({ a: [1, 2, 3, () => 0] }), (e) => e instanceof EncodeError && e.path === "$.a[3]" && e.valueType === "function");
+    expectThrow(() => encode({ v: new Float32Array(1) }), (e) => e instanceof EncodeError && e.path === "$.v" && e.valueType === "Float32Array");
+    if (bytesToHex(encode(new Set([1, 2]))) !== "920102") throw new Error("Set");
+  },
+  "decoded bins are copies unless zeroCopy": () => {
+    const input = Uint8Array.of(0xc4, 0x02, 7, 8);
+    const copy = decode(input) as Uint8Array;
+    const view = decode(input, { zeroCopy: true }) as Uint8Array;
+    input.fill(0);
+    if (copy.join() !== "7,8" || view.join() !== "0,0") throw new Error(`copy ${copy.join()}, view ${view.join()}`);
+  },
+};
+
+function expectThrow(f: () => unknown, ok: (e: unknown) => boolean): void {
+  try {
+    f();
+  } catch (e) {
+    if (ok(e)) return;
+    throw new Error(`unexpected error: ${String(e)}`);
+  }
+  throw new Error("no error");
+}
+
+async function expectReject(p: Promise<unknown>, ok: (e: unknown) => boolean): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (ok(e)) return;
+    throw new Error(`unexpected error: ${String(e)}`);
+  }
+  throw new Error("no error");
+}
+
+async function runChecks(): Promise<Outcome> {
+  const outcome: Outcome = { passed: 0, failed: 0, failures: [] };
+  for (const [name, check] of Object.entries(CHECKS)) {
+    try {
+      await check();
+      outcome.passed++;
+    } catch (e) {
+      outcome.failed++;
+      outcome.failures.push(`${name}: ${(e as Error).message}`);
+    }
+  }
+  return outcome;
+}
+
 (globalThis as unknown as { runCorpus: typeof runCorpus }).runCorpus = runCorpus;
+(globalThis as unknown as { runChecks: typeof runChecks }).runChecks = runChecks;

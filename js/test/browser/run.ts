@@ -52,7 +52,12 @@ async function main(): Promise<number> {
       if (m.type() === "error") pageErrors.push(m.text());
     });
     await page.goto(`http://127.0.0.1:${port}/`);
-    const outcome = await page.evaluate(() => (globalThis as unknown as { runCorpus: () => Promise<{ passed: number; failed: number; failures: string[] }> }).runCorpus());
+    type Run = () => Promise<{ passed: number; failed: number; failures: string[] }>;
+    const outcome = await page.evaluate(() => (globalThis as unknown as { runCorpus: Run }).runCorpus());
+    const checks = await page.evaluate(() => (globalThis as unknown as { runChecks: Run }).runChecks());
+    outcome.passed += checks.passed;
+    outcome.failed += checks.failed;
+    outcome.failures.push(...checks.failures);
     for (const f of outcome.failures) console.log(`FAIL ${f}`);
     for (const e of pageErrors) console.log(`page error: ${e}`);
     const failed = outcome.failed + pageErrors.length;

@@ -4,7 +4,7 @@
 //   normalize:        any typed value -> one comparable form, so that equal values compare equal
 // The driver and the corpus tests share this file.
 
-import { encode, Encoder, ExtData, Float, MapPairs, RawStr, Timestamp } from "../../src/index.js";
+import { encode, EncodeError, Encoder, ExtData, Float, MapPairs, RawStr, Timestamp } from "../../src/index.js";
 import { JsonNumber, JsonObject, type Json } from "./losslessJson.js";
 
 export class TypedError extends Error {}
@@ -32,7 +32,9 @@ export function encodeTyped(typed: Json, encoder?: Encoder): { hex: string } | {
     return { hex: bytesToHex(encoder ? encoder.encode(value) : encode(value)) };
   } catch (e) {
     if (e instanceof TimestampNsecError) return { error: "invalid_timestamp" };
-    if (e instanceof RangeError) return { error: "bad_request" };
+    // mpk's refusals of out-of-range values (a bigint beyond 64 bits; ext types and timestamp secs
+    // are refused by their constructors)
+    if (e instanceof RangeError || e instanceof EncodeError) return { error: "bad_request" };
     throw e;
   }
 }

@@ -1,0 +1,175 @@
+// What every JavaScript value becomes (README.md, "Type mapping"): a documented MessagePack form,
+// or an EncodeError naming the value's type and its path. And who owns the bytes: encode's result
+// and decoded payloads are memory of their own unless an option says otherwise.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { decode, EncodeError, encode, Encoder, ExtensionCodec, decodeStream, type EncoderOptions } from "../src/index.js";
+import { bytesToHex } from "./support/typed.js";
+
+const hex = (v: unknown, options?: EncoderOptions) => bytesToHex(new Encoder(options).encode(v));
+const refused = (path: string, valueType: string, message?: RegExp) => (e: unknown) =>
+  e instanceof EncodeError && e.path === path && e.valueType === valueType && (message === undefined || message.test(e.message)) && e.message.endsWith(` at ${path}`);
+
+describe("values with a mapping", () => {
+  test("a Set is an array of its values, in insertion order", () => {
+    assert.equal(hex(new Set([1, "a", 1])), hex([1, "a"]));
+    assert.deepEqual(decode(encode({ s: new Set([3, 2]) })), { s: [3, 2] });
+  });
+  test("boxed primitives are their primitive", () => {
+    assert.equal(hex([new Number(1.5), new String("ab"), new Boolean(false), Object(7n)]), hex([1.5, "ab", false, 7]));
+  });
+  test("ArrayBuffer and DataView are bin of their bytes", () => {
+    const bytes = Uint8Array.of(1, 2, 3, 4);
+    assert.equal(hex(bytes.buffer), "c40401020304");
+    assert.equal(hex(new DataView(bytes.buffer, 1, 2)), "c4020203");
+    assert.equal(hex(Buffer.from([9])), "c40109");
+  });
+  test("an object with toJSON is what toJSON returns (URL, class instances), as JSON.stringify", () => {
+    assert.equal(hex(new URL("https://example.com/a")), hex("https://example.com/a"));
+    class Money {
+      constructor(readonly cents: number) {}
+      toJSON() {
+        return { amount: this.cents / 100 };
+      }
+    }
+    assert.equal(hex({ price: new Money(250) }), hex({ price: { amount: 2.5 } }));
+    // a toJSON that returns its own object again ends at maxDepth, not in a loop
+    class Loop {
+      toJSON() {
+        return this;
+      }
+    }
+    assert.throws(() => encode(new Loop()), (e: unknown) => e instanceof EncodeError && /maxDepth/.test(e.message));
+  });
+  test("other class instances: their own enumerable properties, as a map", () => {
+    class Point {
+      constructor(readonly x: number, readonly y: number) {}
+      get length() {
+        return Math.hypot(this.x, this.y);
+      }
+    }
+    assert.equal(hex(new Point(1, 2)), hex({ x: 1, y: 2 }));
+  });
+  test("undefined is nil in arrays and objects; ignoreUndefined leaves such properties out", () => {
+    assert.equal(hex([undefined, 1]), "92c001");
+    assert.equal(hex({ a: undefined, b: 1 }), "82a161c0a16201");
+    assert.equal(hex({ a: undefined, b: 1 }, { ignoreUndefined: true }), "81a16201");
+    assert.equal(hex({ b: 1, a: undefined }, { ignoreUndefined: true, sortKeys: true }), "81a16201");
+    assert.equal(hex([undefined], { ignoreUndefined: true }), "91c0", "arrays keep their positions");
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i % 2 ? undefined : i]));
+    assert.deepEqual(decode(new Encoder({ ignoreUndefined: true }).encode(many)), Object.fromEntries(Object.entries(many).filter(([, v]) => v !== undefined)));
+  });
+});
+
+describe("values without one: EncodeError naming the type and the path", () => {
+  const cases: Array<[string, unknown, string, string]> = [
+    ["a function", { a: [1, 2, 3, () => 0] }, "$.a[3]", "function"],
+    ["a symbol", [Symbol("s")], "$[0]", "symbol"],
+    ["an Error", { e: new Error("x") }, "$.e", "Error"],
+    ["a TypeError", { e: new TypeError("x") }, "$.e", "TypeError"],
+    ["a RegExp", { "odd key": /x/ }, '$["odd key"]', "RegExp"],
+    ["a Float32Array", { v: new Float32Array(2) }, "$.v", "Float32Array"],
+    ["an Int8Array", [[new Int8Array(1)]], "$[0][0]", "Int8Array"],
+    ["a Promise", { p: Promise.resolve() }, "$.p", "Promise"],
+    ["a WeakMap", { w: new WeakMap() }, "$.w", "WeakMap"],
+    ["a boxed symbol", { s: Object(Symbol("s")) }, "$.s", "Symbol"],
+    ["an invalid Date", { d: new Date(NaN) }, "$.d", "Date"],
+    ["a function in a Map value", new Map<unknown, unknown>([[1, { f: () => 0 }]]), "$.get(1).f", "function"],
+    ["a symbol as a Map key", new Map([[Symbol("k"), 1]]), "$.get(<key>)(key)", "symbol"],
+    ["a function in a Set", { s: new Set([1, () => 0]) }, "$.s[1]", "function"],
+    ["a function from toJSON", { t: new (class { toJSON = () => () => 0; })() }, "$.t", "function"],
+    // a plain object's toJSON is not called (that would cost a lookup on every object): it is a
+    // function-valued property like any other
+    ["toJSON of a plain object", { t: { x: { toJSON: () => 1 } } }, "$.t.x.toJSON", "function"],
+    ["a bigint beyond 64 bits", { n: 2n ** 64n }, "$.n", "bigint"],
+  ];
+  for (const [name, value, path, type] of cases) {
+    test(name, () => {
+      assert.throws(() => encode(value), refused(path, type));
+      assert.throws(() => encode(value, { sortKeys: true }), refused(path, type));
+      assert.throws(() => encode(value, { sharedBuffer: true }), refused(path, type));
+    });
+  }
+  test("the message names the type and the path", () => {
+    assert.throws(() => encode({ a: [1, 2, 3, () => 0] }), { name: "EncodeError", message: "cannot encode a function: it has no MessagePack form at $.a[3]" });
+    assert.throws(() => encode({ v: new Float32Array(1) }), /cannot encode a Float32Array: it has no MessagePack form: as bin its element type and byte order would be lost/);
+  });
+  test("an extension can give them a form", () => {
+    const extensions = new ExtensionCodec().register({
+      type: 3,
+      encode: (v) => (v instanceof Float32Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : null),
+      decode: (data) => new Float32Array(data.slice().buffer),
+    });
+    const bytes = new Encoder({ extensions }).encode({ v: Float32Array.of(1.5) });
+    assert.deepEqual(decode(bytes, { extensions }), { v: Float32Array.of(1.5) });
+  });
+  test("an encoder works on after a refusal", () => {
+    const e = new Encoder();
+    assert.throws(() => e.encode([() => 0]), EncodeError);
+    assert.equal(bytesToHex(e.encode([1])), "9101");
+  });
+});
+
+describe("owned memory", () => {
+  test("encode returns a Uint8Array whose buffer holds only that message", () => {
+    const a = encode({ a: 1 });
+    const b = encode("x".repeat(100_000));
+    assert.equal(a.buffer.byteLength, a.byteLength);
+    assert.equal(a.byteOffset, 0);
+    assert.equal(b.buffer.byteLength, b.byteLength);
+    // transferring one result's buffer leaves the others whole
+    const before = a.slice();
+    structuredClone(b, { transfer: [b.buffer] });
+    assert.equal(b.byteLength, 0);
+    assert.deepEqual(a, before);
+    const c = new Encoder().encode([1, 2]);
+    assert.equal(c.buffer.byteLength, 3);
+  });
+  test("sharedBuffer: views into one buffer, each left intact by later encodes", () => {
+    const shared = new Encoder({ sharedBuffer: true });
+    const a = shared.encode({ a: 1 });
+    const b = shared.encode({ b: 2 });
+    assert.equal(a.buffer, b.buffer);
+    assert.ok(a.buffer.byteLength > a.byteLength);
+    assert.deepEqual(decode(a), { a: 1 });
+    assert.deepEqual(decode(b), { b: 2 });
+  });
+  test("decoded bin and ext payloads are copies, whatever the input type (Buffer included)", () => {
+    const extensions = new ExtensionCodec();
+    let seen: Uint8Array | undefined;
+    extensions.register({ type: 5, decode: (d) => (seen = d) });
+    const bytes = encode([Uint8Array.of(1, 2, 3), new (class {})(), 0]).slice();
+    const withExt = Uint8Array.from([0x92, 0xc4, 0x02, 7, 8, 0xd5, 0x05, 9, 9]);
+    for (const make of [(b: Uint8Array) => Buffer.from(b), (b: Uint8Array) => b.slice(), (b: Uint8Array) => new DataView(b.slice().buffer)]) {
+      const input = make(bytes);
+      const [bin] = decode(input) as [Uint8Array];
+      assert.equal(Object.getPrototypeOf(bin), Uint8Array.prototype, "a plain Uint8Array, not a Buffer");
+      new Uint8Array(input.buffer, input.byteOffset, input.byteLength).fill(0);
+      assert.deepEqual(bin, Uint8Array.of(1, 2, 3));
+      const extInput = make(withExt);
+      const [bin2, ext] = decode(extInput, { extensions }) as [Uint8Array, Uint8Array];
+      new Uint8Array(extInput.buffer, extInput.byteOffset, extInput.byteLength).fill(0);
+      assert.deepEqual([bin2, ext, seen], [Uint8Array.of(7, 8), Uint8Array.of(9, 9), Uint8Array.of(9, 9)]);
+      const [, unknownExt] = decode(make(withExt)) as [Uint8Array, { data: Uint8Array }];
+      assert.equal(unknownExt.data.buffer.byteLength, 2);
+    }
+  });
+  test("zeroCopy: views into the input, sharing its memory", () => {
+    const input = Buffer.from([0x92, 0xc4, 0x02, 7, 8, 0xd5, 0x05, 9, 9]);
+    const [bin, ext] = decode(input, { zeroCopy: true }) as [Uint8Array, { data: Uint8Array }];
+    assert.equal(bin.buffer, input.buffer);
+    input.fill(0);
+    assert.deepEqual([...bin, ...ext.data], [0, 0, 0, 0]);
+  });
+  test("streams copy payloads even with zeroCopy (their buffer is reused)", async () => {
+    const bytes = encode([Uint8Array.of(1, 2), Uint8Array.of(3)]).slice();
+    const out: unknown[] = [];
+    async function* chunks() {
+      yield bytes.subarray(0, 3);
+      yield bytes.subarray(3);
+      yield bytes.slice();
+    }
+    for await (const v of decodeStream(chunks(), { zeroCopy: true })) out.push(v);
+    assert.deepEqual(out, [[Uint8Array.of(1, 2), Uint8Array.of(3)], [Uint8Array.of(1, 2), Uint8Array.of(3)]]);
+  });
+});
