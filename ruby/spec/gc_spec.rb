@@ -48,7 +48,7 @@ RSpec.describe "GC safety" do
     f = MPK::Factory.new
     f.register_type(1, pair, packer: ->(p, pk) { pk.write(p.a).write(p.b) }, unpacker: ->(u) { pair.new(u.read, u.read) },
                              recursive: true)
-    v = [pair.new("x" * 300, pair.new(1, [2])), { "k" => pair.new(nil, "y") }]
+    v = [pair.new("x" * 30, pair.new(1, [2])), { "k" => pair.new(nil, "y") }]
     back = nil
     stressed { back = f.load(f.dump(v)) }
     expect(back).to eq(v)
