@@ -29,3 +29,12 @@ driver-ruby: $(RB_SO)
 	@mkdir -p spec/drivers
 	@printf '#!/bin/sh\n# made by make driver-ruby\nd="$$(dirname "$$0")/../.."\nexec ruby -I "$$d/ruby/lib" -I "$$d/$(RB_BUILD)/lib" "$$d/ruby/spec_support/driver.rb"\n' > spec/drivers/ruby
 	@chmod +x spec/drivers/ruby
+
+# The benchmark (not a test): mpk vs msgpack-ruby, Oj and json, into bench/results/ruby.md.
+BENCHES += ruby
+RB_BENCH_ROUNDS ?= 9
+.PHONY: bench-ruby
+bench-ruby: $(RB_SO)
+	@tools/apt-ensure ruby-msgpack ruby-oj
+	@mkdir -p bench/results
+	@ruby -I ruby/lib -I $(RB_BUILD)/lib ruby/bench/bench.rb --rounds $(RB_BENCH_ROUNDS) --out bench/results/ruby.md
