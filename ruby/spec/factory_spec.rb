@@ -102,3 +102,16 @@ RSpec.describe "require 'mpk/msgpack'" do
     expect(out).to end_with("false\n")
   end
 end
+
+RSpec.describe "oversized_integer_extension" do
+  it "packs only the Integers beyond 64 bits as the ext type" do
+    f = MPK::Factory.new
+    f.register_type(0x01, Integer, packer: ->(i) { i.to_s }, unpacker: ->(s) { s.to_i }, oversized_integer_extension: true)
+    v = [1, 2**64 - 1, 2**64, -2**63, -2**63 - 1, 10**40]
+    bytes = f.dump(v)
+    expect(bytes.byteslice(0, 2)).to eq("\x96\x01".b)
+    expect(f.load(bytes)).to eq(v)
+    expect { MPK.pack(2**64) }.to raise_error(RangeError)
+    expect { f.register_type(2, String, packer: :to_s, unpacker: :to_s, oversized_integer_extension: true) }.to raise_error(ArgumentError)
+  end
+end

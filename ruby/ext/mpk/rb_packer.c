@@ -16,6 +16,7 @@ typedef struct packer {
     VALUE self;
     int cb_depth;     /* nesting of the value whose callback (to_msgpack, ext packer) is running */
     int symbol_ext;   /* Symbol is registered */
+    VALUE oversized;  /* [type, proc, false]: Integers beyond 64 bits as this ext type, or nil */
 } packer;
 
 /* One step of the path from the packed object to the value being packed (for error messages). */
@@ -31,6 +32,7 @@ static void packer_mark(void *p) {
     rb_gc_mark(pk->ext_types);
     rb_gc_mark(pk->ext_list);
     rb_gc_mark(pk->ext_cache);
+    rb_gc_mark(pk->oversized);
 }
 
 static void packer_free(void *p) {
@@ -61,6 +63,7 @@ static VALUE packer_alloc(VALUE klass) {
     pk->ext_types = Qnil;
     pk->ext_list = Qnil;
     pk->ext_cache = Qnil;
+    pk->oversized = Qnil;
     pk->self = self;
     /* 256 bytes: above the embedded-String size, so the bytes live in their own heap block */
     mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
@@ -140,18 +143,23 @@ static int big_fits_int64(VALUE v) {
     return sz == 8 && nlz == 0 && !rb_big_sign(v) && rb_absint_singlebit_p(v); /* exactly -2^63 */
 }
 
-static void pack_integer(packer *pk, VALUE v, const path *up) {
+static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const path *up);
+
+static void pack_integer(packer *pk, VALUE v, int depth, const path *up) {
     if (FIXNUM_P(v)) {
         mpk_write_int(&pk->w, FIX2LONG(v));
         return;
     }
-    if (rb_big_sign(v)) { /* non-negative */
-        if (rb_absint_size(v, NULL) > 8) raise_at(rb_eRangeError, "bad_request", up, "Integer beyond 64 bits:", v);
-        mpk_write_uint(&pk->w, rb_big2ull(v));
-    } else {
-        if (!big_fits_int64(v)) raise_at(rb_eRangeError, "bad_request", up, "Integer beyond 64 bits:", v);
-        mpk_write_int(&pk->w, rb_big2ll(v));
+    int fits = rb_big_sign(v) ? rb_absint_size(v, NULL) <= 8 : big_fits_int64(v);
+    if (!fits) {
+        if (!NIL_P(pk->oversized)) { /* Factory's oversized_integer_extension */
+            pack_registered(pk, v, pk->oversized, depth, up);
+            return;
+        }
+        raise_at(rb_eRangeError, "bad_request", up, "Integer beyond 64 bits:", v);
     }
+    if (rb_big_sign(v)) mpk_write_uint(&pk->w, rb_big2ull(v));
+    else mpk_write_int(&pk->w, rb_big2ll(v));
 }
 
 static void pack_timestamp(packer *pk, VALUE v, const path *up) {
@@ -271,7 +279,7 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
     switch (rb_type(v)) {
     case T_STRING: pack_string(pk, v, up); return;
     case T_SYMBOL: pack_string(pk, rb_sym2str(v), up); return;
-    case T_BIGNUM: pack_integer(pk, v, up); return;
+    case T_BIGNUM: pack_integer(pk, v, depth, up); return;
     case T_ARRAY: {
         long n = RARRAY_LEN(v);
         if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
@@ -323,6 +331,7 @@ static VALUE new_sub_packer(packer *pk, int depth) {
     s->ext_list = pk->ext_list;
     s->ext_cache = pk->ext_cache;
     s->symbol_ext = pk->symbol_ext;
+    s->oversized = pk->oversized;
     s->cb_depth = depth;
     return sub;
 }
@@ -460,6 +469,14 @@ static VALUE packer_register(VALUE self, VALUE type, VALUE klass, VALUE proc, VA
     return self;
 }
 
+/* _register_oversized(type, proc): Integers beyond 64 bits become ext `type` with proc's payload. */
+static VALUE packer_register_oversized(VALUE self, VALUE type, VALUE proc) {
+    packer *pk = get_packer(self);
+    if (!FIXNUM_P(type) || FIX2LONG(type) < -128 || FIX2LONG(type) > 127) rb_raise(rb_eRangeError, "ext type must be -128..127");
+    pk->oversized = rb_obj_freeze(rb_ary_new_from_args(3, type, proc, Qfalse));
+    return self;
+}
+
 /* Registered types as {class => [type, proc, recursive]} (a copy). */
 static VALUE packer_ext_types(VALUE self) {
     packer *pk = get_packer(self);
@@ -476,6 +493,7 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
         pk->ext_list = p->ext_list;
         pk->ext_cache = p->ext_cache;
         pk->symbol_ext = p->symbol_ext;
+        pk->oversized = p->oversized;
     }
     pack_value(pk, v, 0, NULL);
     check_writer(pk);
@@ -519,5 +537,6 @@ void rb_mpk_init_packer(void) {
     rb_define_method(cPacker, "io", packer_io, 0);
     rb_define_method(cPacker, "_register_type", packer_register, 4);
     rb_define_method(cPacker, "_ext_types", packer_ext_types, 0);
+    rb_define_method(cPacker, "_register_oversized", packer_register_oversized, 2);
     rb_define_singleton_method(mMPK, "_pack", mpk_s_pack, 2);
 }
