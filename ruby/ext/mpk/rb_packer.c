@@ -113,23 +113,27 @@ static void raise_at(VALUE klass, const char *kind, const path *p, const char *w
 
 static void pack_value(packer *pk, VALUE v, int depth, const path *up);
 
+static int enc_utf8, enc_usascii, enc_binary; /* encoding indexes, looked up once */
+
 static void pack_string(packer *pk, VALUE v, const path *up) {
-    int idx = rb_enc_get_index(v);
+    int idx = RB_ENCODING_GET_INLINED(v);
     long len = RSTRING_LEN(v);
-    if (len > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "String over 2^32-1 bytes:", v);
-    if (idx == rb_ascii8bit_encindex()) {
+    if (MPK__UNLIKELY(len > 4294967295L)) raise_at(rb_eRangeError, "bad_request", up, "String over 2^32-1 bytes:", v);
+    if (MPK__LIKELY(idx == enc_utf8 || idx == enc_usascii)) {
+        mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+        return;
+    }
+    if (idx == enc_binary) {
         mpk_write_bin(&pk->w, RSTRING_PTR(v), (size_t)len);
         return;
     }
-    if (idx != rb_utf8_encindex() && idx != rb_usascii_encindex()) {
-        rb_encoding *enc = rb_enc_from_index(idx);
-        if (!(enc && rb_enc_asciicompat(enc) && rb_enc_str_asciionly_p(v))) {
-            /* another encoding: MessagePack's str is UTF-8 */
-            v = rb_str_conv_enc(v, enc, rb_utf8_encoding());
-            if (rb_enc_get_index(v) != rb_utf8_encindex())
-                raise_at(ePackError, "bad_request", up, "String not convertible to UTF-8:", v);
-            len = RSTRING_LEN(v);
-        }
+    idx = rb_enc_get_index(v); /* the inlined index may be the "too big to inline" marker */
+    rb_encoding *enc = rb_enc_from_index(idx);
+    if (!(enc && rb_enc_asciicompat(enc) && rb_enc_str_asciionly_p(v))) {
+        /* another encoding: MessagePack's str is UTF-8 */
+        v = rb_str_conv_enc(v, enc, rb_utf8_encoding());
+        if (rb_enc_get_index(v) != enc_utf8) raise_at(ePackError, "bad_request", up, "String not convertible to UTF-8:", v);
+        len = RSTRING_LEN(v);
     }
     mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
     RB_GC_GUARD(v);
@@ -257,20 +261,34 @@ static int pack_pair(VALUE key, VALUE val, VALUE arg) {
     return ST_CONTINUE;
 }
 
-static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
-    switch (rb_type(v)) {
-    case T_NIL: mpk_write_nil(&pk->w); return;
-    case T_TRUE: mpk_write_bool(&pk->w, 1); return;
-    case T_FALSE: mpk_write_bool(&pk->w, 0); return;
-    case T_FIXNUM: mpk_write_int(&pk->w, FIX2LONG(v)); return;
-    case T_FLOAT: mpk_write_float64(&pk->w, RFLOAT_VALUE(v)); return;
-    default: break;
+static void pack_array(packer *pk, VALUE v, int depth, const path *up) {
+    long n = RARRAY_LEN(v);
+    if (MPK__UNLIKELY(depth >= RB_MPK_PACK_DEPTH)) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+    if (MPK__UNLIKELY(n > 4294967295L)) raise_at(rb_eRangeError, "bad_request", up, "Array over 2^32-1 elements:", v);
+    mpk_write_array(&pk->w, (uint32_t)n);
+    for (long i = 0; i < n; i++) {
+        if (MPK__UNLIKELY(i >= RARRAY_LEN(v))) raise_at(rb_eRuntimeError, "bad_request", up, "Array shrank while packing:", v);
+        path p = {up, LONG2FIX(i)};
+        pack_value(pk, RARRAY_AREF(v, i), depth + 1, &p);
     }
-    VALUE klass = rb_obj_class(v);
-    int core = klass == rb_cString || klass == rb_cArray || klass == rb_cHash || klass == rb_cInteger ||
-               (klass == rb_cSymbol && !pk->symbol_ext);
-    if (!core && !NIL_P(pk->ext_types)) {
-        VALUE entry = lookup_ext(pk, klass);
+}
+
+static void pack_hash(packer *pk, VALUE v, int depth, const path *up) {
+    long n = (long)RHASH_SIZE(v);
+    if (MPK__UNLIKELY(depth >= RB_MPK_PACK_DEPTH)) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+    if (MPK__UNLIKELY(n > 4294967295L)) raise_at(rb_eRangeError, "bad_request", up, "Hash over 2^32-1 pairs:", v);
+    mpk_write_map(&pk->w, (uint32_t)n);
+    if (!n) return;
+    hash_ctx c = {pk, depth + 1, up, 0};
+    rb_hash_foreach(v, pack_pair, (VALUE)&c);
+    if (MPK__UNLIKELY(c.count != n)) raise_at(rb_eRuntimeError, "bad_request", up, "Hash changed size while packing:", v);
+}
+
+/* Everything but the plain core values of pack_value's fast path: registered types first (for
+ * subclasses of core classes too), then by type, ExtensionValue, Timestamp, to_msgpack. */
+static void pack_other(packer *pk, VALUE v, int depth, const path *up) {
+    if (!NIL_P(pk->ext_types)) {
+        VALUE entry = lookup_ext(pk, rb_obj_class(v));
         if (!NIL_P(entry)) {
             pack_registered(pk, v, entry, depth, up);
             return;
@@ -280,35 +298,15 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
     case T_STRING: pack_string(pk, v, up); return;
     case T_SYMBOL: pack_string(pk, rb_sym2str(v), up); return;
     case T_BIGNUM: pack_integer(pk, v, depth, up); return;
-    case T_ARRAY: {
-        long n = RARRAY_LEN(v);
-        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
-        if (n > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "Array over 2^32-1 elements:", v);
-        mpk_write_array(&pk->w, (uint32_t)n);
-        for (long i = 0; i < n; i++) {
-            if (i >= RARRAY_LEN(v)) raise_at(rb_eRuntimeError, "bad_request", up, "Array shrank while packing:", v);
-            path p = {up, LONG2FIX(i)};
-            pack_value(pk, RARRAY_AREF(v, i), depth + 1, &p);
-        }
-        return;
-    }
-    case T_HASH: {
-        long n = (long)RHASH_SIZE(v);
-        if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
-        if (n > 4294967295L) raise_at(rb_eRangeError, "bad_request", up, "Hash over 2^32-1 pairs:", v);
-        mpk_write_map(&pk->w, (uint32_t)n);
-        hash_ctx c = {pk, depth + 1, up, 0};
-        rb_hash_foreach(v, pack_pair, (VALUE)&c);
-        if (c.count != n) raise_at(rb_eRuntimeError, "bad_request", up, "Hash changed size while packing:", v);
-        return;
-    }
+    case T_ARRAY: pack_array(pk, v, depth, up); return;
+    case T_HASH: pack_hash(pk, v, depth, up); return;
     default: break;
     }
-    if (klass == cExtensionValue || rb_obj_is_kind_of(v, cExtensionValue)) {
+    if (rb_obj_is_kind_of(v, cExtensionValue)) {
         write_ext_checked(pk, rb_struct_aref(v, INT2FIX(0)), rb_struct_aref(v, INT2FIX(1)), up, v);
         return;
     }
-    if (klass == cTimestamp || rb_obj_is_kind_of(v, cTimestamp)) {
+    if (rb_obj_is_kind_of(v, cTimestamp)) {
         pack_timestamp(pk, v, up);
         return;
     }
@@ -318,6 +316,44 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
         return;
     }
     raise_at(eUnsupportedTypeError, "unsupported_type", up, "no MessagePack form for", v);
+}
+
+static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
+    /* the plain core values first: one type switch, one class compare */
+    switch (rb_type(v)) {
+    case T_NIL: mpk_write_nil(&pk->w); return;
+    case T_TRUE: mpk_write_bool(&pk->w, 1); return;
+    case T_FALSE: mpk_write_bool(&pk->w, 0); return;
+    case T_FIXNUM: mpk_write_int(&pk->w, FIX2LONG(v)); return;
+    case T_FLOAT: mpk_write_float64(&pk->w, RFLOAT_VALUE(v)); return;
+    case T_STRING:
+        if (MPK__LIKELY(RBASIC_CLASS(v) == rb_cString)) {
+            pack_string(pk, v, up);
+            return;
+        }
+        break;
+    case T_HASH:
+        if (MPK__LIKELY(RBASIC_CLASS(v) == rb_cHash)) {
+            pack_hash(pk, v, depth, up);
+            return;
+        }
+        break;
+    case T_ARRAY:
+        if (MPK__LIKELY(RBASIC_CLASS(v) == rb_cArray)) {
+            pack_array(pk, v, depth, up);
+            return;
+        }
+        break;
+    case T_SYMBOL:
+        if (!pk->symbol_ext) {
+            pack_string(pk, rb_sym2str(v), up);
+            return;
+        }
+        break;
+    case T_BIGNUM: pack_integer(pk, v, depth, up); return;
+    default: break;
+    }
+    pack_other(pk, v, depth, up);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -510,6 +546,9 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
 }
 
 void rb_mpk_init_packer(void) {
+    enc_utf8 = rb_utf8_encindex();
+    enc_usascii = rb_usascii_encindex();
+    enc_binary = rb_ascii8bit_encindex();
     cPacker = rb_define_class_under(mMPK, "Packer", rb_cObject);
     rb_gc_register_mark_object(cPacker);
     rb_define_alloc_func(cPacker, packer_alloc);
