@@ -106,67 +106,99 @@ void rb_mpk_uopts_parse(rb_mpk_uopts *o, VALUE hash) {
  * Decoder
  * ==============================================================================================*/
 
+/* An open array or map: its elements so far sit on the decoder's value stack from `base` on, and
+ * the container is built in one go when its last element arrives (rb_ary_new_from_values,
+ * rb_hash_bulk_insert), so nothing is reserved for a declared count: memory grows only with the
+ * values actually decoded, each of which took at least one input byte. */
 typedef struct frame {
-    VALUE obj;       /* the Array or Hash being filled */
-    VALUE key;       /* a map's key waiting for its value */
-    uint32_t left;   /* elements (arrays) or pairs (maps) still to come */
+    size_t base;     /* where its elements start on the value stack */
+    uint64_t want;   /* values it holds when complete (maps: 2 per pair) */
     uint8_t is_map;
-    uint8_t have_key;
 } frame;
 
 #define SMALL_FRAMES 16
+#define SMALL_VALUES 64
 
 typedef struct decoder {
     mpk_reader r;
     int reader_live;
     frame *frames;
     uint32_t n, cap;
+    VALUE *vals;             /* the value stack: elements of the open containers */
+    size_t nvals, vcap;
     frame small[SMALL_FRAMES];
+    VALUE small_vals[SMALL_VALUES];
 } decoder;
 
 static void decoder_mark(void *p) {
     decoder *d = p;
-    for (uint32_t i = 0; i < d->n; i++) {
-        rb_gc_mark(d->frames[i].obj);
-        rb_gc_mark(d->frames[i].key);
-    }
+    for (size_t i = 0; i < d->nvals; i++) rb_gc_mark(d->vals[i]);
 }
 
 static void decoder_free(void *p) {
     decoder *d = p;
     if (d->reader_live) mpk_reader_destroy(&d->r);
     if (d->frames && d->frames != d->small) free(d->frames);
+    if (d->vals && d->vals != d->small_vals) free(d->vals);
     xfree(d);
 }
 
 static size_t decoder_memsize(const void *p) {
     const decoder *d = p;
-    return sizeof *d + (d->frames != d->small ? d->cap * sizeof(frame) : 0);
+    return sizeof *d + (d->frames != d->small ? d->cap * sizeof(frame) : 0) +
+           (d->vals != d->small_vals ? d->vcap * sizeof(VALUE) : 0);
 }
 
 static const rb_data_type_t decoder_type = {
     "MPK::Decoder", {decoder_mark, decoder_free, decoder_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
 
+static void *grow_array(void *old, void *small, size_t used, size_t *cap, size_t elem) {
+    size_t ncap = *cap * 2;
+    void *p = malloc(ncap * elem);
+    if (!p) rb_memerror();
+    memcpy(p, old, used * elem);
+    if (old != small) free(old);
+    *cap = ncap;
+    return p;
+}
+
 /* A new frame; the stack grows only with nesting the input has shown (each level is a head byte). */
 static frame *push_frame(decoder *d) {
     if (d->n == d->cap) {
-        uint32_t cap = d->cap * 2;
-        frame *f = malloc(cap * sizeof(frame));
-        if (!f) rb_memerror();
-        memcpy(f, d->frames, d->n * sizeof(frame));
-        if (d->frames != d->small) free(d->frames);
-        d->frames = f;
-        d->cap = cap;
+        size_t cap = d->cap;
+        d->frames = grow_array(d->frames, d->small, d->n, &cap, sizeof(frame));
+        d->cap = (uint32_t)cap;
     }
-    frame *f = &d->frames[d->n];
-    f->obj = Qnil;
-    f->key = Qnil;
-    f->have_key = 0;
-    d->n++;
-    return f;
+    return &d->frames[d->n++];
+}
+
+static void push_value(decoder *d, VALUE v) {
+    if (MPK__UNLIKELY(d->nvals == d->vcap)) d->vals = grow_array(d->vals, d->small_vals, d->nvals, &d->vcap, sizeof(VALUE));
+    d->vals[d->nvals++] = v;
+}
+
+/* The container of frame f, from its values on the stack (which it then pops). */
+static VALUE build_container(decoder *d, const rb_mpk_uopts *o, frame *f) {
+    const VALUE *items = d->vals + f->base;
+    long n = (long)f->want;
+    VALUE v;
+    if (!f->is_map) {
+        v = rb_ary_new_from_values(n, items);
+    } else if (NIL_P(o->pairs_class)) {
+        v = rb_hash_new();
+        rb_hash_bulk_insert(n, items, v);
+    } else {
+        v = rb_class_new_instance(0, NULL, o->pairs_class);
+        for (long i = 0; i < n; i += 2) rb_ary_push(v, rb_assoc_new(items[i], items[i + 1]));
+    }
+    d->nvals = f->base;
+    if (o->freeze) rb_obj_freeze(v);
+    return v;
 }
 
 VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_unpacker.c */
+
+static rb_encoding *binary_enc;
 
 static VALUE make_string(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, uint32_t len, int is_key,
                          rb_encoding *enc) {
@@ -181,7 +213,7 @@ static VALUE make_string(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, 
         rb_enc_associate(s, enc);
         return s;
     }
-    return rb_enc_str_new((const char *)data, len, enc);
+    return enc == binary_enc ? rb_str_new((const char *)data, len) : rb_utf8_str_new((const char *)data, len);
 }
 
 static VALUE make_ext(const rb_mpk_uopts *o, int type, const uint8_t *data, uint32_t len, const mpk_tag *t,
@@ -206,21 +238,14 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
     rb_encoding *utf8 = rb_utf8_encoding(), *binary = rb_ascii8bit_encoding();
     mpk_tag t;
     VALUE v;
-    /* Values still owed by every open container (each takes at least one byte). The reader checks
-     * each count against the bytes left on its own; an Array's capacity is reserved only when
-     * everything owed, by it and by the containers around it, fits in the bytes left, so nested
-     * heads cannot each reserve room for the same bytes. Otherwise it grows as elements arrive. */
-    uint64_t owed = 0;
-    size_t len = (size_t)(r->end - r->start);
     for (;;) {
         frame *top = d->n ? &d->frames[d->n - 1] : NULL;
-        int is_key = top && top->is_map && !top->have_key;
+        int is_key = top && top->is_map && !((d->nvals - top->base) & 1);
         size_t head = mpk_reader_offset(r);
         if (!mpk_reader_next(r, &t)) {
             mpk_error e = mpk_reader_error(r);
             rb_mpk_raise_decode(e.kind, base + e.offset);
         }
-        if (top) owed--; /* this token starts one of the values owed */
         switch (t.type) {
         case MPK_NIL: v = Qnil; break;
         case MPK_BOOL: v = t.v.b ? Qtrue : Qfalse; break;
@@ -237,22 +262,14 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         case MPK_TIMESTAMP: v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head); break;
         case MPK_ARRAY:
         case MPK_MAP: {
-            int is_map = t.type == MPK_MAP;
-            if (t.len == 0) {
-                v = !is_map ? rb_ary_new() : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
-                if (o->freeze) rb_obj_freeze(v);
-                break;
-            }
-            uint64_t need = is_map ? 2 * (uint64_t)t.len : t.len;
-            int reserve = owed + need <= (uint64_t)(len - mpk_reader_offset(r));
-            owed += need;
-            VALUE obj = !is_map ? (reserve ? rb_ary_new_capa(t.len) : rb_ary_new())
-                        : NIL_P(o->pairs_class) ? rb_hash_new() : rb_class_new_instance(0, NULL, o->pairs_class);
             frame *f = push_frame(d);
-            f->obj = obj;
-            f->left = t.len;
-            f->is_map = (uint8_t)is_map;
-            continue;
+            f->base = d->nvals;
+            f->is_map = t.type == MPK_MAP;
+            f->want = f->is_map ? 2 * (uint64_t)t.len : t.len;
+            if (t.len) continue;
+            v = build_container(d, o, f);
+            d->n--;
+            break;
         }
         default: rb_raise(rb_eRuntimeError, "mpk: unknown tag type %d", (int)t.type);
         }
@@ -260,23 +277,9 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         for (;;) {
             if (d->n == 0) return v;
             frame *f = &d->frames[d->n - 1];
-            if (!f->is_map) {
-                rb_ary_push(f->obj, v);
-                if (--f->left) break;
-            } else if (!f->have_key) {
-                f->key = v;
-                f->have_key = 1;
-                break;
-            } else {
-                if (!NIL_P(o->pairs_class)) rb_ary_push(f->obj, rb_assoc_new(f->key, v));
-                else rb_hash_aset(f->obj, f->key, v);
-                f->key = Qnil;
-                f->have_key = 0;
-                if (--f->left) break;
-            }
-            v = f->obj;
-            if (o->freeze) rb_obj_freeze(v);
-            f->obj = Qnil;
+            push_value(d, v);
+            if (d->nvals - f->base < f->want) break;
+            v = build_container(d, o, f);
             d->n--;
         }
     }
@@ -288,6 +291,8 @@ VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_
     VALUE holder = TypedData_Make_Struct(rb_cObject, decoder, &decoder_type, d);
     d->frames = d->small;
     d->cap = SMALL_FRAMES;
+    d->vals = d->small_vals;
+    d->vcap = SMALL_VALUES;
     mpk_reader_init(&d->r, data, len);
     d->reader_live = 1;
     mpk_reader_set_limits(&d->r, &o->limits);
@@ -300,6 +305,7 @@ VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_
     if (used) *used = mpk_reader_offset(&d->r);
     mpk_reader_destroy(&d->r);
     d->reader_live = 0;
+    d->nvals = 0;
     RB_GC_GUARD(holder);
     return v;
 }
@@ -328,6 +334,7 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
 #ifdef RB_EXT_RACTOR_SAFE
     rb_ext_ractor_safe(true);
 #endif
+    binary_enc = rb_ascii8bit_encoding();
     id_call = rb_intern("call");
     id_kind = rb_intern("kind");
     id_offset = rb_intern("offset");
