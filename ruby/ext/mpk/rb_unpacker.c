@@ -93,8 +93,9 @@ static void check_idle(unpacker *u) {
 static void append(unpacker *u, const char *data, size_t len) {
     if (!len) return;
     if (u->cap - u->tail < len) {
-        /* the buffer moves: a stream still holding a chunk stopped right after the ready value */
-        if (u->s_chunk) restart_stream(u, u->head + u->ready_len);
+        /* the buffer moves: a stream still holding a chunk stopped right after the last value it
+         * returned, which is the ready value, or the one just taken off the front */
+        if (u->s_chunk) restart_stream(u, u->ready ? u->head + u->ready_len : u->head);
         size_t live = u->tail - u->head;
         if (live > SIZE_MAX - len) rb_memerror();
         if (live + len <= u->cap) {
