@@ -324,6 +324,31 @@ static VALUE mpk_s_unpack(VALUE self, VALUE data, VALUE opts) {
     return v;
 }
 
+/* Set once DefaultFactory has a registration (MPK._default_types = true, from Factory#register_type):
+ * until then MPK.pack / MPK.unpack go straight to the extension, skipping the Ruby wrapper that
+ * consults DefaultFactory. A stale true only costs the detour. */
+static int default_types;
+
+static VALUE mpk_s_set_default_types(VALUE mod, VALUE on) {
+    default_types = RTEST(on);
+    return on;
+}
+
+VALUE rb_mpk_pack_one(VALUE v); /* rb_packer.c */
+
+/* MPK.pack(obj, io = nil, options = nil) */
+static VALUE mpk_s_pack_entry(int argc, VALUE *argv, VALUE mod) {
+    if (argc == 1 && !default_types) return rb_mpk_pack_one(argv[0]);
+    return rb_funcallv(mod, rb_intern("_pack_general"), argc, argv);
+}
+
+/* MPK.unpack(data, options = nil) */
+static VALUE mpk_s_unpack_entry(int argc, VALUE *argv, VALUE mod) {
+    if ((argc == 1 || argc == 2) && !default_types && RB_TYPE_P(argv[0], T_STRING))
+        return mpk_s_unpack(mod, argv[0], argc == 2 ? argv[1] : Qnil);
+    return rb_funcallv(mod, rb_intern("_unpack_general"), argc, argv);
+}
+
 static VALUE const_get(const char *path) {
     VALUE v = rb_path2class(path);
     rb_gc_register_mark_object(v);
@@ -378,6 +403,11 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
     eInvalidTimestampError = const_get("MPK::InvalidTimestampError");
 
     rb_define_singleton_method(mMPK, "_unpack", mpk_s_unpack, 2);
+    rb_define_singleton_method(mMPK, "pack", mpk_s_pack_entry, -1);
+    rb_define_singleton_method(mMPK, "dump", mpk_s_pack_entry, -1);
+    rb_define_singleton_method(mMPK, "unpack", mpk_s_unpack_entry, -1);
+    rb_define_singleton_method(mMPK, "load", mpk_s_unpack_entry, -1);
+    rb_define_singleton_method(mMPK, "_default_types=", mpk_s_set_default_types, 1);
     rb_define_const(mMPK, "CORE_VERSION", rb_str_freeze(rb_str_new_cstr(mpk_version())));
     rb_define_const(mMPK, "DEFAULT_DEPTH", UINT2NUM(MPK_DEFAULT_DEPTH));
     rb_define_const(mMPK, "DEFAULT_LENGTH", UINT2NUM(MPK_DEFAULT_LENGTH));

@@ -545,6 +545,8 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     return out;
 }
 
+VALUE rb_mpk_pack_one(VALUE v) { return mpk_s_pack(mMPK, v, Qnil); }
+
 void rb_mpk_init_packer(void) {
     enc_utf8 = rb_utf8_encindex();
     enc_usascii = rb_usascii_encindex();

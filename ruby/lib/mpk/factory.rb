@@ -109,6 +109,8 @@ module MPK
       end
       @unpacker_types[type] = [klass, unpacker, recursive] if unpacker
       @prototype = nil
+      @unpacker_table = nil
+      MPK._default_types = true if defined?(MPK::DefaultFactory) && equal?(MPK::DefaultFactory)
       nil
     end
 
