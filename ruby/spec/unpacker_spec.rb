@@ -76,6 +76,8 @@ RSpec.describe MPK::Unpacker do
     u.reset
     u.feed("\x07".b)
     expect(u.read).to eq(7)
+    u.feed("\xc1".b) # offsets count from the reset
+    expect { u.read }.to raise_error(MPK::MalformedFormatError) { |e| expect(e.offset).to eq(1) }
   end
 
   it "reads from an IO, whatever the read sizes; a value cut by EOF is truncated at its offset" do

@@ -356,7 +356,7 @@ static VALUE unpacker_read_map_header(VALUE self) { return read_header(self, 1);
 static VALUE unpacker_reset(VALUE self) {
     unpacker *u = get_unpacker(self);
     check_idle(u);
-    u->base += u->tail;
+    u->base = 0; /* a new stream: offsets count from its first byte again */
     u->head = u->tail = 0;
     u->ready = 0;
     u->err = MPK_OK;
