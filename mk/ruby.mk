@@ -19,7 +19,7 @@ $(RB_SO): $(RB_SOURCES)
 	@mkdir -p $(RB_BUILD)/ext $(RB_BUILD)/lib/mpk
 	@cd $(RB_BUILD)/ext && { ruby ../../ext/mpk/extconf.rb && $(MAKE) --no-print-directory V=0; } > build.log 2>&1 \
 		|| { cat build.log; exit 1; }
-	@cp $(RB_BUILD)/ext/mpk.so $@
+	@cp $(RB_BUILD)/ext/mpk.so $@.tmp && mv -f $@.tmp $@ # a new file: a running process keeps the old one
 
 test-ruby: $(RB_SO)
 	@tools/apt-ensure ruby-rspec ruby-msgpack

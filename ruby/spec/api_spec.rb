@@ -58,10 +58,12 @@ RSpec.describe "MPK one-shot API" do
     expect(v[:a][0]).to be_frozen
   end
 
-  it "shares long strings with the input (copy-on-write), copying short ones" do
-    long = MPK.unpack(MPK.pack("x" * 1000))
-    expect(long).to eq("x" * 1000)
-    long << "y" # still an ordinary, mutable String
+  it "gives every String its own bytes (the input may change afterwards)" do
+    input = MPK.pack(["x" * 1000, "y" * 10])
+    long, short = MPK.unpack(input)
+    input.replace("z" * input.bytesize)
+    expect([long, short]).to eq(["x" * 1000, "y" * 10])
+    long << "!" # ordinary, mutable Strings
     expect(long.size).to eq(1001)
   end
 

@@ -207,12 +207,10 @@ static VALUE make_string(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, 
         return o->symbolize_keys ? rb_str_intern(s) : s;
     }
     if (o->freeze) return rb_enc_interned_str((const char *)data, len, enc);
-    if (len >= 256 && !NIL_P(src)) {
-        /* Long strs and bins share the input String's buffer (copy-on-write) instead of copying it. */
-        VALUE s = rb_str_subseq(src, (long)((const char *)data - RSTRING_PTR(src)), len);
-        rb_enc_associate(s, enc);
-        return s;
-    }
+    /* Always a copy: CRuby 3.1 shares a substring's buffer only when it ends where its String
+     * ends (SHARABLE_MIDDLE_SUBSTRING is 0), so a str in the middle of a message cannot be handed
+     * out copy-on-write through the public API. */
+    (void)src;
     return enc == binary_enc ? rb_str_new((const char *)data, len) : rb_utf8_str_new((const char *)data, len);
 }
 
@@ -288,7 +286,7 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
 VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
                     int whole, size_t *used) {
     decoder *d;
-    VALUE holder = TypedData_Make_Struct(rb_cObject, decoder, &decoder_type, d);
+    VALUE holder = TypedData_Make_Struct(0, decoder, &decoder_type, d); /* hidden */
     d->frames = d->small;
     d->cap = SMALL_FRAMES;
     d->vals = d->small_vals;
