@@ -124,7 +124,7 @@ RSpec.describe "MPK one-shot API" do
 end
 
 RSpec.describe "Ractors" do
-  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)" do
+  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)", :subprocess do
     out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
       require "mpk"
       rs = 2.times.map do |i|

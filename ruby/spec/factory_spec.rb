@@ -81,7 +81,7 @@ RSpec.describe MPK::Factory do
 end
 
 RSpec.describe "require 'mpk/msgpack'" do
-  it "defines MessagePack as MPK when the msgpack gem is not loaded, and shadows a later require" do
+  it "defines MessagePack as MPK when the msgpack gem is not loaded, and shadows a later require", :subprocess do
     out = IO.popen(["ruby", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
       require "mpk/msgpack"
       p MessagePack.equal?(MPK)
@@ -92,7 +92,7 @@ RSpec.describe "require 'mpk/msgpack'" do
     expect(out).to eq("true\nfalse\n[1, \"a\"]\n1\n")
   end
 
-  it "leaves a loaded msgpack gem alone" do
+  it "leaves a loaded msgpack gem alone", :subprocess do
     out = IO.popen(["ruby", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], err: [:child, :out], &:read)
       require "msgpack"
       require "mpk/msgpack"

@@ -4,7 +4,7 @@ require "fileutils"
 
 # `gem build` + `gem install --local` on a copy of ruby/ and c/ outside the repository, then the
 # installed gem used from a clean environment: what a fresh machine does.
-RSpec.describe "the gem" do
+RSpec.describe "the gem", :subprocess do
   it "builds, installs with --local and works from the installed copy" do
     Dir.mktmpdir("mpk-gem") do |tmp|
       src = File.join(tmp, "ruby")

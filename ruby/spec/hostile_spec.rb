@@ -67,7 +67,7 @@ RSpec.describe "hostile input" do
     expect([depth, v]).to eq([1_000_000, 0])
   end
 
-  describe "bounded memory (child process under ulimit -v 300 MB)" do
+  describe "bounded memory (child process under ulimit -v 300 MB)", :subprocess do
     # 100,000 nested array 16 heads, each declaring 65535 elements, each count fitting the bytes
     # after it on its own: reserving each Array's capacity would take 50 GB.
     it "declared lengths and counts that the input cannot hold fail before any allocation" do
