@@ -252,10 +252,19 @@ typedef struct hash_ctx {
     long count;
 } hash_ctx;
 
+/* A plain UTF-8 / US-ASCII String (the usual map key): written without the type dispatch. */
+static int pack_plain_str(packer *pk, VALUE v) {
+    if (RB_SPECIAL_CONST_P(v) || RB_BUILTIN_TYPE(v) != T_STRING || RBASIC_CLASS(v) != rb_cString) return 0;
+    int idx = RB_ENCODING_GET_INLINED(v);
+    if (idx != enc_utf8 && idx != enc_usascii) return 0;
+    mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)RSTRING_LEN(v)); /* < 2^32: keys are short, and */
+    return 1;                                                    /* the writer refuses longer */
+}
+
 static int pack_pair(VALUE key, VALUE val, VALUE arg) {
     hash_ctx *c = (hash_ctx *)arg;
     path p = {c->up, key};
-    pack_value(c->pk, key, c->depth, &p);
+    if (!pack_plain_str(c->pk, key)) pack_value(c->pk, key, c->depth, &p);
     pack_value(c->pk, val, c->depth, &p);
     c->count++;
     return ST_CONTINUE;
