@@ -141,3 +141,16 @@ RSpec.describe "Ractors" do
     expect(out).to eq("[[[0, \"a\", {\"b\"=>2.5}], [0]], [[1, \"a\", {\"b\"=>2.5}], [1]]]\n")
   end
 end
+
+RSpec.describe "map keys" do
+  it "come back right through the per-decode key cache, colliding slots and encodings included" do
+    keys = (1..300).map { |i| "k#{i}" } + ["", "x" * 33, "é"]
+    records = Array.new(5) { keys.to_h { |k| [k, k.size] } }
+    bin_keyed = { "é".b => 1, "é" => 2 } # same bytes, bin then str: two keys
+    back = MPK.unpack(MPK.pack([records, bin_keyed]))
+    expect(back).to eq([records, bin_keyed])
+    expect(back[1].keys.map(&:encoding)).to eq([Encoding::BINARY, Encoding::UTF_8])
+    sym = MPK.unpack(MPK.pack(records), symbolize_keys: true)
+    expect(sym[4].keys).to eq(keys.map(&:to_sym))
+  end
+end
