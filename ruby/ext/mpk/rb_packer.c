@@ -277,8 +277,20 @@ static void pack_array(packer *pk, VALUE v, int depth, const path *up) {
     mpk_write_array(&pk->w, (uint32_t)n);
     for (long i = 0; i < n; i++) {
         if (MPK__UNLIKELY(i >= RARRAY_LEN(v))) raise_at(rb_eRuntimeError, "bad_request", up, "Array shrank while packing:", v);
+        VALUE e = RARRAY_AREF(v, i);
+        /* Fixnums and flonums inline, without the call and the path step: arrays of coordinates
+         * and samples (canada.json pack: 17.9M -> 13.7M instructions, callgrind; msgpack-ruby
+         * 14.2M). They cannot run Ruby code, so the array cannot change under them. */
+        if (RB_FLONUM_P(e)) {
+            mpk_write_float64(&pk->w, RFLOAT_VALUE(e));
+            continue;
+        }
+        if (RB_FIXNUM_P(e)) {
+            mpk_write_int(&pk->w, FIX2LONG(e));
+            continue;
+        }
         path p = {up, LONG2FIX(i)};
-        pack_value(pk, RARRAY_AREF(v, i), depth + 1, &p);
+        pack_value(pk, e, depth + 1, &p);
     }
 }
 
