@@ -78,3 +78,21 @@ RSpec.describe "GC safety" do
     expect(u.read).to eq(["abab", "z" * 500])
   end
 end
+
+RSpec.describe "GC safety with everything moving inside callbacks" do
+  it "packs and unpacks right when callbacks run verify_compaction_references" do
+    move = -> { GC.verify_compaction_references(double_heap: true, toward: :empty) }
+    compactor = Class.new do
+      define_method(:to_msgpack) { |pk| move.call; pk.write("after") }
+    end
+    pk = MPK::Packer.new
+    pk.write([compactor.new, "x" * 500, compactor.new])
+    expect(MPK.unpack(pk.to_s)).to eq(["after", "x" * 500, "after"])
+    pt = Struct.new(:a)
+    f = MPK::Factory.new
+    f.register_type(1, pt, packer: ->(o, p) { move.call; p.write(o.a) }, unpacker: ->(u) { move.call; pt.new(u.read) },
+                           recursive: true)
+    v = [pt.new(pt.new(1)), { "k" => pt.new("y" * 300) }]
+    expect(f.load(f.dump(v))).to eq(v)
+  end
+end
