@@ -311,10 +311,51 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
     }
 }
 
+typedef struct decode_call {
+    decoder *d;
+    const rb_mpk_uopts *o;
+    VALUE src;
+    unsigned long long base;
+    int whole;
+    size_t used;
+    VALUE result;
+} decode_call;
+
+static VALUE decode_body(VALUE p) {
+    decode_call *c = (decode_call *)p;
+    decoder *d = c->d;
+    c->result = decode_loop(d, c->o, c->src, c->base);
+    if (c->whole) {
+        mpk_error e = mpk_reader_finish(&d->r);
+        if (e.kind != MPK_OK) rb_mpk_raise_decode(e.kind, c->base + e.offset);
+    }
+    c->used = mpk_reader_offset(&d->r);
+    return Qnil;
+}
+
+/* Releases what the decode allocated as soon as it ends, raising or not. Left to the decoder's
+ * free function, the frame and reader stacks of failed decodes waited for a GC that does not see
+ * plain malloc: 3000 failing decodes of 1000-deep input settled 20-47 MB higher, against 4 MB
+ * with this (a steady state, not a leak: spec/leak_spec.rb checks that too). */
+static VALUE decode_cleanup(VALUE p) {
+    decoder *d = ((decode_call *)p)->d;
+    if (d->reader_live) mpk_reader_destroy(&d->r);
+    d->reader_live = 0;
+    if (d->frames != d->small) free(d->frames);
+    d->frames = d->small;
+    d->cap = SMALL_FRAMES;
+    d->n = 0;
+    if (d->vals != d->small_vals) free(d->vals);
+    d->vals = d->small_vals;
+    d->vcap = SMALL_VALUES;
+    d->nvals = 0;
+    return Qnil;
+}
+
 VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
                     int whole, size_t *used) {
     decoder *d;
-    VALUE holder = TypedData_Make_Struct(0, decoder, &decoder_type, d); /* hidden */
+    VALUE holder = TypedData_Make_Struct(0, decoder, &decoder_type, d); /* hidden; marks the values */
     d->frames = d->small;
     d->cap = SMALL_FRAMES;
     d->vals = d->small_vals;
@@ -323,17 +364,11 @@ VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_
     d->reader_live = 1;
     mpk_reader_set_limits(&d->r, &o->limits);
     mpk_reader_set_flags(&d->r, o->flags);
-    VALUE v = decode_loop(d, o, src, base);
-    if (whole) {
-        mpk_error e = mpk_reader_finish(&d->r);
-        if (e.kind != MPK_OK) rb_mpk_raise_decode(e.kind, base + e.offset);
-    }
-    if (used) *used = mpk_reader_offset(&d->r);
-    mpk_reader_destroy(&d->r);
-    d->reader_live = 0;
-    d->nvals = 0;
+    decode_call c = {d, o, src, base, whole, 0, Qnil};
+    rb_ensure(decode_body, (VALUE)&c, decode_cleanup, (VALUE)&c);
+    if (used) *used = c.used;
     RB_GC_GUARD(holder);
-    return v;
+    return c.result;
 }
 
 /* MPK._unpack(string, options) — one value from a String; bytes after it are an error. */
