@@ -154,3 +154,15 @@ RSpec.describe "map keys" do
     expect(sym[4].keys).to eq(keys.map(&:to_sym))
   end
 end
+
+RSpec.describe "packing errors" do
+  it "name the whole path, however deep" do
+    v = Object.new
+    300.times { |i| v = { "k#{i}" => [v] } }
+    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError) { |e|
+      expect(e.message).to start_with('no MessagePack form for Object at ["k299"][0]["k298"][0]')
+      expect(e.message).to end_with('["k0"][0]')
+      expect(e.offset).to be_nil
+    }
+  end
+end

@@ -23,12 +23,11 @@ static VALUE sym_symbolize_keys, sym_freeze, sym_allow_unknown_ext, sym_strict_u
  * ==============================================================================================*/
 
 void rb_mpk_raise(VALUE klass, const char *kind, long long offset, const char *fmt, ...) {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    VALUE text = rb_vsprintf(fmt, ap); /* no length cap: a packing error's path can be long */
     va_end(ap);
-    VALUE text = offset >= 0 ? rb_sprintf("%s at byte %lld", msg, offset) : rb_str_new_cstr(msg);
+    if (offset >= 0) rb_str_catf(text, " at byte %lld", offset);
     VALUE exc = rb_exc_new_str(klass, text);
     rb_ivar_set(exc, id_iv_kind, ID2SYM(rb_intern(kind)));
     rb_ivar_set(exc, id_iv_offset, offset >= 0 ? LL2NUM(offset) : Qnil);
