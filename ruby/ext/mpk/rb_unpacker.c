@@ -48,7 +48,7 @@ static void unpacker_free(void *p) {
 
 static size_t unpacker_memsize(const void *p) {
     const unpacker *u = p;
-    return sizeof *u + u->cap + u->s.buf_cap;
+    return sizeof *u + u->cap + mpk_stream_buffered(&u->s);
 }
 
 static const rb_data_type_t unpacker_type = {
