@@ -107,3 +107,17 @@ RSpec.describe "MPK::Packer fast paths and their general path" do
     expect(MPK.pack(keys)).to eq("\x85\xa3str\x01\xa3sym\x02\x03\x03\xc4\x03bin\x04\xa2\xc3\xa9\x05".b)
   end
 end
+
+RSpec.describe "MPK::Packer with an IO" do
+  it "hands the buffer to the IO once 32 KiB are buffered, and the rest on flush" do
+    io = StringIO.new("".b)
+    pk = MPK::Packer.new(io)
+    pk.write("a" * 10)
+    expect(io.string).to eq("")
+    pk.write("b" * 40_000)
+    expect(io.string.bytesize).to eq(11 + 40_003)
+    expect(pk).to be_empty
+    pk.write(1).flush
+    expect(MPK::Unpacker.new(StringIO.new(io.string)).each.to_a).to eq(["a" * 10, "b" * 40_000, 1])
+  end
+end
