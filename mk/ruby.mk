@@ -20,7 +20,7 @@ $(RB_SO): $(RB_SOURCES)
 	@mkdir -p $(RB_BUILD)/ext $(RB_BUILD)/lib/mpk
 	@cd $(RB_BUILD)/ext && { ruby ../../ext/mpk/extconf.rb && $(MAKE) --no-print-directory V=0; } > build.log 2>&1 \
 		|| { cat build.log; exit 1; }
-	@cp $(RB_BUILD)/ext/mpk.so $@
+	@cp $(RB_BUILD)/ext/mpk.so $@.tmp && mv -f $@.tmp $@ # a new file: a running process keeps the old one
 
 test-ruby: $(RB_SO)
 	@tools/apt-ensure ruby-rspec ruby-msgpack
@@ -30,3 +30,28 @@ driver-ruby: $(RB_SO)
 	@mkdir -p spec/drivers
 	@printf '#!/bin/sh\n# made by make driver-ruby\nd="$$(dirname "$$0")/../.."\nexec ruby -I "$$d/ruby/lib" -I "$$d/$(RB_BUILD)/lib" "$$d/ruby/spec_support/driver.rb"\n' > spec/drivers/ruby
 	@chmod +x spec/drivers/ruby
+
+# The benchmark (not a test): mpk vs msgpack-ruby, Oj and json, into bench/results/ruby.md.
+BENCHES += ruby
+RB_BENCH_ROUNDS ?= 9
+.PHONY: bench-ruby
+bench-ruby: $(RB_SO)
+	@tools/apt-ensure ruby-msgpack ruby-oj
+	@mkdir -p bench/results
+	@ruby -I ruby/lib -I $(RB_BUILD)/lib ruby/bench/bench.rb --rounds $(RB_BENCH_ROUNDS) --out bench/results/ruby.md
+
+# The suite with the extension built under AddressSanitizer and UBSan (not part of `make test`:
+# the interpreter is not instrumented, so the runtimes are preloaded, and the examples that start
+# child processes (tagged :subprocess: ulimit, Ractors, the gem build) are left out).
+RB_ASAN := $(RB_BUILD)/asan
+.PHONY: test-ruby-asan
+test-ruby-asan:
+	@mkdir -p $(RB_ASAN)/ext $(RB_ASAN)/lib/mpk
+	@cd $(RB_ASAN)/ext && { MPK_OPTFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		ruby ../../../ext/mpk/extconf.rb --with-ldflags="-fsanitize=address,undefined" && $(MAKE) --no-print-directory V=0; } \
+		> build.log 2>&1 || { cat build.log; exit 1; }
+	@cp $(RB_ASAN)/ext/mpk.so $(RB_ASAN)/lib/mpk/mpk.so.tmp && mv -f $(RB_ASAN)/lib/mpk/mpk.so.tmp $(RB_ASAN)/lib/mpk/mpk.so
+	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so)" \
+		ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(SUITE) ruby-asan -- ruby -C ruby -I lib -I build/asan/lib -S rspec --require ./spec/spec_helper.rb \
+		--format progress --format MPKSpecCount --tag ~subprocess

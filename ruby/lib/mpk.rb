@@ -18,9 +18,12 @@ module MPK
   end
   private_class_method :default_factory_types?
 
-  # pack(obj) -> String; pack(obj, io) writes to io; pack(obj, options) (options are accepted for
-  # msgpack-ruby compatibility; none changes the output).
-  def self.pack(obj, io = nil, options = nil)
+  # MPK.pack(obj) -> String; pack(obj, io) writes to io; pack(obj, options) (options are accepted
+  # for msgpack-ruby compatibility; none changes the output). MPK.unpack(string, options = nil) ->
+  # the one value in string (bytes after it are an error); load also takes an IO (read whole).
+  # pack/unpack/dump/load are defined by the extension, which handles the common case itself (one
+  # String, nothing registered on DefaultFactory) and hands the rest to these:
+  def self._pack_general(obj, io = nil, options = nil)
     io = nil if io.is_a?(Hash)
     out = default_factory_types? ? _pack(obj, DefaultFactory.prototype) : _pack(obj, nil)
     return out unless io
@@ -28,18 +31,11 @@ module MPK
     nil
   end
 
-  # unpack(string, options = nil) -> the one value in string (bytes after it are an error).
-  # load also takes an IO (read whole).
-  def self.unpack(data, options = nil)
+  def self._unpack_general(data, options = nil)
     data = data.read if data.respond_to?(:read)
     return _unpack(data, options) unless default_factory_types?
 
     DefaultFactory.load(data, options)
-  end
-
-  class << self
-    alias dump pack
-    alias load unpack
   end
 end
 

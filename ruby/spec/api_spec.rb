@@ -58,10 +58,12 @@ RSpec.describe "MPK one-shot API" do
     expect(v[:a][0]).to be_frozen
   end
 
-  it "shares long strings with the input (copy-on-write), copying short ones" do
-    long = MPK.unpack(MPK.pack("x" * 1000))
-    expect(long).to eq("x" * 1000)
-    long << "y" # still an ordinary, mutable String
+  it "gives every String its own bytes (the input may change afterwards)" do
+    input = MPK.pack(["x" * 1000, "y" * 10])
+    long, short = MPK.unpack(input)
+    input.replace("z" * input.bytesize)
+    expect([long, short]).to eq(["x" * 1000, "y" * 10])
+    long << "!" # ordinary, mutable Strings
     expect(long.size).to eq(1001)
   end
 
@@ -122,7 +124,7 @@ RSpec.describe "MPK one-shot API" do
 end
 
 RSpec.describe "Ractors" do
-  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)" do
+  it "packs and unpacks inside a non-main Ractor (the extension is declared Ractor-safe)", :subprocess do
     out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
       require "mpk"
       rs = 2.times.map do |i|
@@ -137,5 +139,30 @@ RSpec.describe "Ractors" do
       p rs.map(&:take)
     RUBY
     expect(out).to eq("[[[0, \"a\", {\"b\"=>2.5}], [0]], [[1, \"a\", {\"b\"=>2.5}], [1]]]\n")
+  end
+end
+
+RSpec.describe "map keys" do
+  it "come back right through the per-decode key cache, colliding slots and encodings included" do
+    keys = (1..300).map { |i| "k#{i}" } + ["", "x" * 33, "é"]
+    records = Array.new(5) { keys.to_h { |k| [k, k.size] } }
+    bin_keyed = { "é".b => 1, "é" => 2 } # same bytes, bin then str: two keys
+    back = MPK.unpack(MPK.pack([records, bin_keyed]))
+    expect(back).to eq([records, bin_keyed])
+    expect(back[1].keys.map(&:encoding)).to eq([Encoding::BINARY, Encoding::UTF_8])
+    sym = MPK.unpack(MPK.pack(records), symbolize_keys: true)
+    expect(sym[4].keys).to eq(keys.map(&:to_sym))
+  end
+end
+
+RSpec.describe "packing errors" do
+  it "name the whole path, however deep" do
+    v = Object.new
+    300.times { |i| v = { "k#{i}" => [v] } }
+    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError) { |e|
+      expect(e.message).to start_with('no MessagePack form for Object at ["k299"][0]["k298"][0]')
+      expect(e.message).to end_with('["k0"][0]')
+      expect(e.offset).to be_nil
+    }
   end
 end

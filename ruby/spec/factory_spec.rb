@@ -81,7 +81,7 @@ RSpec.describe MPK::Factory do
 end
 
 RSpec.describe "require 'mpk/msgpack'" do
-  it "defines MessagePack as MPK when the msgpack gem is not loaded, and shadows a later require" do
+  it "defines MessagePack as MPK when the msgpack gem is not loaded, and shadows a later require", :subprocess do
     out = IO.popen(["ruby", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
       require "mpk/msgpack"
       p MessagePack.equal?(MPK)
@@ -92,7 +92,7 @@ RSpec.describe "require 'mpk/msgpack'" do
     expect(out).to eq("true\nfalse\n[1, \"a\"]\n1\n")
   end
 
-  it "leaves a loaded msgpack gem alone" do
+  it "leaves a loaded msgpack gem alone", :subprocess do
     out = IO.popen(["ruby", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], err: [:child, :out], &:read)
       require "msgpack"
       require "mpk/msgpack"
@@ -100,5 +100,18 @@ RSpec.describe "require 'mpk/msgpack'" do
     RUBY
     expect(out).to include("leaving it alone")
     expect(out).to end_with("false\n")
+  end
+end
+
+RSpec.describe "oversized_integer_extension" do
+  it "packs only the Integers beyond 64 bits as the ext type" do
+    f = MPK::Factory.new
+    f.register_type(0x01, Integer, packer: ->(i) { i.to_s }, unpacker: ->(s) { s.to_i }, oversized_integer_extension: true)
+    v = [1, 2**64 - 1, 2**64, -2**63, -2**63 - 1, 10**40]
+    bytes = f.dump(v)
+    expect(bytes.byteslice(0, 2)).to eq("\x96\x01".b)
+    expect(f.load(bytes)).to eq(v)
+    expect { MPK.pack(2**64) }.to raise_error(RangeError)
+    expect { f.register_type(2, String, packer: :to_s, unpacker: :to_s, oversized_integer_extension: true) }.to raise_error(ArgumentError)
   end
 end

@@ -48,7 +48,7 @@ RSpec.describe "GC safety" do
     f = MPK::Factory.new
     f.register_type(1, pair, packer: ->(p, pk) { pk.write(p.a).write(p.b) }, unpacker: ->(u) { pair.new(u.read, u.read) },
                              recursive: true)
-    v = [pair.new("x" * 300, pair.new(1, [2])), { "k" => pair.new(nil, "y") }]
+    v = [pair.new("x" * 30, pair.new(1, [2])), { "k" => pair.new(nil, "y") }]
     back = nil
     stressed { back = f.load(f.dump(v)) }
     expect(back).to eq(v)
@@ -76,5 +76,23 @@ RSpec.describe "GC safety" do
     u.register_type(9) { |p| GC.compact; p * 2 }
     u.feed(MPK.pack([MPK::ExtensionValue.new(9, "ab"), "z" * 500]))
     expect(u.read).to eq(["abab", "z" * 500])
+  end
+end
+
+RSpec.describe "GC safety with everything moving inside callbacks" do
+  it "packs and unpacks right when callbacks run verify_compaction_references" do
+    move = -> { GC.verify_compaction_references(double_heap: true, toward: :empty) }
+    compactor = Class.new do
+      define_method(:to_msgpack) { |pk| move.call; pk.write("after") }
+    end
+    pk = MPK::Packer.new
+    pk.write([compactor.new, "x" * 500, compactor.new])
+    expect(MPK.unpack(pk.to_s)).to eq(["after", "x" * 500, "after"])
+    pt = Struct.new(:a)
+    f = MPK::Factory.new
+    f.register_type(1, pt, packer: ->(o, p) { move.call; p.write(o.a) }, unpacker: ->(u) { move.call; pt.new(u.read) },
+                           recursive: true)
+    v = [pt.new(pt.new(1)), { "k" => pt.new("y" * 300) }]
+    expect(f.load(f.dump(v))).to eq(v)
   end
 end

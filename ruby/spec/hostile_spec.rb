@@ -43,6 +43,38 @@ RSpec.describe "hostile input" do
     end
   end
 
+  # Streaming loses or duplicates no byte and reports an error at the same offset, whatever the
+  # chunk boundaries: a damaged stream fed whole, byte by byte and in random pieces gives the same
+  # values, then the same error (or none, with the same bytes left over).
+  it "a damaged stream gives the same values and error under every chunking (500 cases, seeded)" do
+    r = Random.new(99)
+    seeds = seed_values.map { |v| MPK.pack(v) }
+    outcome = lambda do |pieces|
+      u = MPK::Unpacker.new(allow_unknown_ext: true)
+      got = []
+      err = nil
+      begin
+        pieces.each { |c| u.feed_each(c) { |v| got << v } }
+      rescue MPK::Error => e
+        err = [e.class, e.kind, e.offset]
+      end
+      [got, err, err ? nil : u.buffered_size]
+    end
+    500.times do
+      bytes = mutate(r, Array.new(r.rand(1..4)) { seeds.sample(random: r) }.join)
+      whole = outcome.call([bytes])
+      expect(outcome.call(bytes.each_char.to_a)).to eq(whole)
+      cuts = []
+      pos = 0
+      while pos < bytes.bytesize
+        n = r.rand(1..64)
+        cuts << bytes.byteslice(pos, n)
+        pos += n
+      end
+      expect(outcome.call(cuts)).to eq(whole)
+    end
+  end
+
   it "random bytes never raise anything but MPK::Error" do
     r = Random.new(7)
     3000.times do
@@ -67,7 +99,7 @@ RSpec.describe "hostile input" do
     expect([depth, v]).to eq([1_000_000, 0])
   end
 
-  describe "bounded memory (child process under ulimit -v 300 MB)" do
+  describe "bounded memory (child process under ulimit -v 300 MB)", :subprocess do
     # 100,000 nested array 16 heads, each declaring 65535 elements, each count fitting the bytes
     # after it on its own: reserving each Array's capacity would take 50 GB.
     it "declared lengths and counts that the input cannot hold fail before any allocation" do

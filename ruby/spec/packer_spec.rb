@@ -95,3 +95,29 @@ RSpec.describe "MPK::Packer typed writes" do
     expect { pk.write_int("1") }.to raise_error(ArgumentError)
   end
 end
+
+RSpec.describe "MPK::Packer fast paths and their general path" do
+  it "writes the same bytes for values that take the inline paths and those that do not" do
+    heap_float = 1e300 * 10 # not a flonum: a heap Float, general path
+    arr = [1, -1, 2**62 - 1, 0.5, heap_float, Float::INFINITY, -0.0]
+    expect(MPK.pack(arr)).to eq(MessagePack.pack(arr)) if defined?(MessagePack)
+    expect(MPK.unpack(MPK.pack(arr))).to eq(arr)
+    expect(MPK.pack([1e-320])).to eq("\x91\xcb".b + [1e-320].pack("G"))
+    keys = { "str" => 1, :sym => 2, 3 => 3, "bin".b => 4, "é".encode("ISO-8859-1") => 5 }
+    expect(MPK.pack(keys)).to eq("\x85\xa3str\x01\xa3sym\x02\x03\x03\xc4\x03bin\x04\xa2\xc3\xa9\x05".b)
+  end
+end
+
+RSpec.describe "MPK::Packer with an IO" do
+  it "hands the buffer to the IO once 32 KiB are buffered, and the rest on flush" do
+    io = StringIO.new("".b)
+    pk = MPK::Packer.new(io)
+    pk.write("a" * 10)
+    expect(io.string).to eq("")
+    pk.write("b" * 40_000)
+    expect(io.string.bytesize).to eq(11 + 40_003)
+    expect(pk).to be_empty
+    pk.write(1).flush
+    expect(MPK::Unpacker.new(StringIO.new(io.string)).each.to_a).to eq(["a" * 10, "b" * 40_000, 1])
+  end
+end

@@ -76,6 +76,8 @@ RSpec.describe MPK::Unpacker do
     u.reset
     u.feed("\x07".b)
     expect(u.read).to eq(7)
+    u.feed("\xc1".b) # offsets count from the reset
+    expect { u.read }.to raise_error(MPK::MalformedFormatError) { |e| expect(e.offset).to eq(1) }
   end
 
   it "reads from an IO, whatever the read sizes; a value cut by EOF is truncated at its offset" do
@@ -134,5 +136,64 @@ RSpec.describe MPK::Unpacker do
     expect { u.read }.to raise_error(RuntimeError, /inside its own/)
     u.feed("\x05".b) # usable again afterwards
     expect(u.read).to eq(5)
+  end
+end
+
+RSpec.describe "MPK::Unpacker fed from inside each" do
+  it "loses and repeats nothing when a feed in the block moves the buffer" do
+    u = MPK::Unpacker.new
+    first = MPK.pack([1, "a"]) + MPK.pack(2) + MPK.pack(3)
+    later = MPK.pack("x" * 100_000) + MPK.pack(4) # large enough to move the buffer
+    got = []
+    fed = false
+    u.feed(first)
+    u.each do |v|
+      got << v
+      unless fed
+        u.feed(later)
+        fed = true
+      end
+    end
+    expect(got).to eq([[1, "a"], 2, 3, "x" * 100_000, 4])
+  end
+end
+
+RSpec.describe "MPK::Unpacker under random feeds, reads and header calls" do
+  it "delivers every value once, in order (seeded)" do
+    r = Random.new(11)
+    100.times do
+      values = Array.new(r.rand(1..40)) { [nil, "s" * r.rand(0..600), [1, [2, "x" * r.rand(0..300)]], { "k" => 1.5 }, -7].sample(random: r) }
+      bytes = values.map { |v| MPK.pack(v) }.join
+      pieces = []
+      pos = 0
+      while pos < bytes.bytesize
+        n = [1, 3, 50, 700, 5000].sample(random: r)
+        pieces << bytes.byteslice(pos, n)
+        pos += n
+      end
+      u = MPK::Unpacker.new
+      got = []
+      feed_more = -> { u.feed(pieces.shift) unless pieces.empty? }
+      until pieces.empty? && got.size == values.size
+        case r.rand(4)
+        when 0 then feed_more.call
+        when 1 then u.each { |v| got << v; feed_more.call if r.rand(3).zero? }
+        when 2
+          begin
+            got << u.read
+          rescue EOFError
+            feed_more.call
+          end
+        else
+          begin
+            got << nil if u.skip_nil && u.read.nil?
+          rescue EOFError
+            feed_more.call
+          end
+        end
+      end
+      expect(got).to eq(values)
+      expect(u.buffered_size).to eq(0)
+    end
   end
 end

@@ -19,6 +19,8 @@ def answer(req)
       { "value" => TypedValues.decode([hex].pack("H*"), req["limits"], req["strict_utf8"]) }
     rescue MPK::Error => e
       { "error" => e.kind.to_s, "offset" => e.offset }
+    rescue TypeError, RangeError, ArgumentError, NoMethodError # malformed limits
+      { "error" => "bad_request" }
     end
   else
     { "error" => "bad_request" }

@@ -48,7 +48,7 @@ static void unpacker_free(void *p) {
 
 static size_t unpacker_memsize(const void *p) {
     const unpacker *u = p;
-    return sizeof *u + u->cap + u->s.buf_cap;
+    return sizeof *u + u->cap + mpk_stream_buffered(&u->s);
 }
 
 static const rb_data_type_t unpacker_type = {
@@ -93,8 +93,9 @@ static void check_idle(unpacker *u) {
 static void append(unpacker *u, const char *data, size_t len) {
     if (!len) return;
     if (u->cap - u->tail < len) {
-        /* the buffer moves: a stream still holding a chunk stopped right after the ready value */
-        if (u->s_chunk) restart_stream(u, u->head + u->ready_len);
+        /* the buffer moves: a stream still holding a chunk stopped right after the last value it
+         * returned, which is the ready value, or the one just taken off the front */
+        if (u->s_chunk) restart_stream(u, u->ready ? u->head + u->ready_len : u->head);
         size_t live = u->tail - u->head;
         if (live > SIZE_MAX - len) rb_memerror();
         if (live + len <= u->cap) {
@@ -355,7 +356,7 @@ static VALUE unpacker_read_map_header(VALUE self) { return read_header(self, 1);
 static VALUE unpacker_reset(VALUE self) {
     unpacker *u = get_unpacker(self);
     check_idle(u);
-    u->base += u->tail;
+    u->base = 0; /* a new stream: offsets count from its first byte again */
     u->head = u->tail = 0;
     u->ready = 0;
     u->err = MPK_OK;

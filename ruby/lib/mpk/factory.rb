@@ -76,6 +76,7 @@ module MPK
     def initialize
       @packer_types = [] # [type, klass, packer proc, recursive]
       @unpacker_types = {} # type => [klass, unpacker proc, recursive]
+      @oversized = nil # [type, packer proc]: Integers beyond 64 bits
       @prototype = nil
     end
 
@@ -90,8 +91,9 @@ module MPK
       raise ArgumentError, "expected a Class or Module, not #{klass.inspect}" unless klass.is_a?(Module)
 
       recursive = options[:recursive] ? true : false
-      if options[:oversized_integer_extension]
-        raise NotImplementedError, "mpk does not support oversized_integer_extension yet"
+      oversized = options[:oversized_integer_extension] ? true : false
+      if oversized && !klass.equal?(Integer)
+        raise ArgumentError, "oversized_integer_extension: true is only for Integer"
       end
       packer = options[:packer]
       packer = packer.to_sym.to_proc if packer.is_a?(Symbol) || packer.is_a?(String)
@@ -99,12 +101,16 @@ module MPK
       if unpacker.is_a?(Symbol) || unpacker.is_a?(String)
         unpacker = klass.respond_to?(unpacker) ? klass.method(unpacker).to_proc : nil
       end
-      if packer
+      if packer && oversized
+        @oversized = [type, packer]
+      elsif packer
         @packer_types.reject! { |t| t[1] == klass }
         @packer_types << [type, klass, packer, recursive]
       end
       @unpacker_types[type] = [klass, unpacker, recursive] if unpacker
       @prototype = nil
+      @unpacker_table = nil
+      MPK._default_types = true if defined?(MPK::DefaultFactory) && equal?(MPK::DefaultFactory)
       nil
     end
 
@@ -124,12 +130,13 @@ module MPK
     end
 
     def empty?
-      @packer_types.empty? && @unpacker_types.empty?
+      @packer_types.empty? && @unpacker_types.empty? && @oversized.nil?
     end
 
     def packer(*args)
       pk = Packer.new(*args)
       @packer_types.each { |type, klass, proc, rec| pk._register_type(type, klass, proc, rec) }
+      pk._register_oversized(*@oversized) if @oversized
       pk
     end
 
