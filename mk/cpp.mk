@@ -14,7 +14,7 @@ test-cpp:
 # The same suite with AddressSanitizer and UndefinedBehaviorSanitizer (the C core too).
 test-cpp-asan:
 	@$(SUITE) cpp-asan -- cpp/test/run.sh cpp-asan $(CPP_BUILD)/asan -DCMAKE_BUILD_TYPE=Debug \
-		-DMPK_CPP_SANITIZE=ON
+		-DMPK_CPP_SANITIZE=ON -DMPK_CPP_TEST_STANDARDS=17
 
 # The interop driver: cpp/driver/driver.cpp, copied to spec/drivers/cpp.
 driver-cpp:

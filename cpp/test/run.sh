@@ -24,9 +24,9 @@ for t in "$build"/test/mpk_cpp_test* ; do
   echo "$(basename "$t"): $p passed, $f failed" | sed 's/: /  /'
   passed=$((passed + p)); failed=$((failed + f))
 done
-for t in "$build"/examples/*.check ; do
-  [ -f "$t" ] || continue
-  if bash "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t" .check)"; fi
+for t in "$build"/examples/* ; do
+  [ -x "$t" ] || continue
+  if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t")"; fi
 done
 echo "$name: $passed passed, $failed failed"
 exit $status

@@ -224,7 +224,7 @@ inline void write_str(writer &w, std::string_view s) {
     if (s.size() > 0xffffffffu) return write_len_checked(w, s.size(), "string");
     mpk_write_str(w.c(), s.data(), s.size());
 }
-inline bool read_str(decoder &d, std::string_view &s, const char *wanted) {
+inline bool read_str(decoder &d, std::string_view &s, std::string_view wanted) {
     std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
@@ -236,7 +236,7 @@ inline void write_bin(writer &w, const void *p, std::size_t n) {
     if (n > 0xffffffffu) return write_len_checked(w, n, "byte string");
     mpk_write_bin(w.c(), p, n);
 }
-inline bool read_bin(decoder &d, bytes_view &b, const char *wanted) {
+inline bool read_bin(decoder &d, bytes_view &b, std::string_view wanted) {
     std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
@@ -296,7 +296,7 @@ struct codec<std::vector<B, A>, std::enable_if_t<detail::is_byte_v<B>>> {
     static void encode(writer &w, const std::vector<B, A> &v) { detail::write_bin(w, v.data(), v.size()); }
     static bool decode(decoder &d, std::vector<B, A> &v) {
         bytes_view b;
-        if (!detail::read_bin(d, b, "byte vector")) return false;
+        if (!detail::read_bin(d, b, detail::type_name<std::vector<B, A>>())) return false;
         const B *p = reinterpret_cast<const B *>(b.data());
         v.assign(p, p + b.size());
         return true;
