@@ -21,3 +21,20 @@ driver-cpp:
 	@cmake -S cpp -B $(CPP_BUILD)/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(CPP_BUILD)/release --target mpk_cpp_driver -j2 >/dev/null
 	@mkdir -p spec/drivers && cp $(CPP_BUILD)/release/mpk_cpp_driver spec/drivers/cpp
+
+# The seed's benchmark (cpp/bench): mpk vs msgpack-cxx 4.1.3 vs Protocol Buffers 3.21. Its Debian
+# packages are installed here, not by `make deps`, so `make test` does not need them.
+BENCHES += cpp
+CPP_BENCH_RUNS ?= 5
+
+.PHONY: bench-cpp
+bench-cpp:
+	@tools/apt-ensure libmsgpack-cxx-dev libprotobuf-dev protobuf-compiler
+	@cmake -S cpp -B $(CPP_BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DMPK_CPP_BUILD_BENCH=ON \
+		-DMPK_CPP_BUILD_TESTS=OFF -DMPK_CPP_BUILD_DRIVER=OFF >/dev/null
+	@cmake --build $(CPP_BUILD)/bench -j2 >/dev/null
+	@mkdir -p bench/results
+	@{ $(CPP_BUILD)/bench/bench/mpk_cpp_bench --runs $(CPP_BENCH_RUNS); \
+	   echo; echo "Debian packages: libmsgpack-cxx-dev $$(dpkg-query -W -f='$${Version}' libmsgpack-cxx-dev), libprotobuf-dev $$(dpkg-query -W -f='$${Version}' libprotobuf-dev); g++ $$(g++ -dumpfullversion); $$(date -u +%Y-%m-%dT%H:%MZ); reproduce: make bench-cpp"; \
+	 } > bench/results/cpp.md
+	@cat bench/results/cpp.md
