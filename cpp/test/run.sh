@@ -27,5 +27,19 @@ done
 for t in "$build"/examples/example_readme "$build"/examples/example_rpc_noexcept ; do
   if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t")"; fi
 done
+# clang++ (when installed): the largest test file, the driver and the -fno-exceptions example must
+# compile warning-free at -Wall -Wextra -Wpedantic -Werror as C++17 and C++20 too.
+if [ -z "${MPK_CPP_NO_CLANG:-}" ] && command -v clang++ >/dev/null; then
+  for std in 17 20; do
+    if clang++ -std=c++$std -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Icpp/include -Ic/include \
+         cpp/test/types_test.cpp cpp/driver/driver.cpp \
+       && clang++ -std=c++$std -fsyntax-only -fno-exceptions -Wall -Wextra -Wpedantic -Werror -Icpp/include \
+         -Ic/include cpp/examples/rpc_noexcept.cpp; then
+      passed=$((passed + 1)); echo "clang++ -std=c++$std: warning-free"
+    else
+      failed=$((failed + 1)); status=1; echo "FAILED clang++ -std=c++$std"
+    fi
+  done
+fi
 echo "$name: $passed passed, $failed failed"
 exit $status
