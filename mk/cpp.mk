@@ -6,8 +6,8 @@ CPP_BUILD := cpp/build
 
 .PHONY: test-cpp test-cpp-asan driver-cpp
 
-# The GoogleTest suite, built as C++17 and as C++20 with -Wall -Wextra -Wpedantic -Werror, and the
-# examples (one built with -fno-exceptions).
+# The GoogleTest suite, built as C++17 and as C++20 with -Wall -Wextra -Wpedantic -Werror, the
+# examples (one built with -fno-exceptions), and a clang++ warning check of both standards.
 test-cpp:
 	@$(SUITE) cpp -- cpp/test/run.sh cpp $(CPP_BUILD)/release -DCMAKE_BUILD_TYPE=Release
 
