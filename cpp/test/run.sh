@@ -6,14 +6,14 @@ set -u
 name=$1 build=$2
 shift 2
 here=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$build"
+mkdir -p "$build"; build=$(cd "$build" && pwd)
 cmake -S "$here" -B "$build" "$@" >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; echo "$name: 0 passed, 1 failed"; exit 1; }
 cmake --build "$build" -j2 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^-- |^gmake|^make' || true
 if [ "${PIPESTATUS[0]}" != 0 ]; then echo "$name: 0 passed, 1 failed"; exit 1; fi
 passed=0 failed=0 status=0
 cd "$here/.."   # tests read spec/vectors from the repository root
-for t in "$build"/test/mpk_cpp_test* ; do
-  [ -x "$t" ] || continue
+for prog in $(cat "$build/test/programs.txt"); do
+  t="$build/test/$prog"
   out=$("$t" --gtest_brief=1 2>&1); rc=$?
   echo "$out" | grep -v '^\[==========\]\|^\[  PASSED  \]\|^Running main' | tail -n 40
   p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p')
@@ -24,9 +24,22 @@ for t in "$build"/test/mpk_cpp_test* ; do
   echo "$(basename "$t"): $p passed, $f failed" | sed 's/: /  /'
   passed=$((passed + p)); failed=$((failed + f))
 done
-for t in "$build"/examples/*.check ; do
-  [ -f "$t" ] || continue
-  if bash "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t" .check)"; fi
+for t in "$build"/examples/example_readme "$build"/examples/example_rpc_noexcept ; do
+  if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t")"; fi
 done
+# clang++ (when installed): the largest test file, the driver and the -fno-exceptions example must
+# compile warning-free at -Wall -Wextra -Wpedantic -Werror as C++17 and C++20 too.
+if [ -z "${MPK_CPP_NO_CLANG:-}" ] && command -v clang++ >/dev/null; then
+  for std in 17 20; do
+    if clang++ -std=c++$std -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Icpp/include -Ic/include \
+         cpp/test/types_test.cpp cpp/driver/driver.cpp \
+       && clang++ -std=c++$std -fsyntax-only -fno-exceptions -Wall -Wextra -Wpedantic -Werror -Icpp/include \
+         -Ic/include cpp/examples/rpc_noexcept.cpp; then
+      passed=$((passed + 1)); echo "clang++ -std=c++$std: warning-free"
+    else
+      failed=$((failed + 1)); status=1; echo "FAILED clang++ -std=c++$std"
+    fi
+  done
+fi
 echo "$name: $passed passed, $failed failed"
 exit $status

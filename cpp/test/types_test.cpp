@@ -456,3 +456,36 @@ TEST(Writer, EncodeErrorsNameTheirPath) {
     }
 #endif
 }
+
+// ---- plain aggregates: no macro ------------------------------------------------------------------
+
+namespace plain {
+struct Point {
+    int x = 0, y = 0;
+};
+struct Shape {
+    std::string name;
+    std::vector<Point> points;
+    std::optional<Point> center;
+    mpk::timestamp made;
+};
+} // namespace plain
+
+TEST(Structs, PlainAggregatesWithNoMacro) {
+    EXPECT_EQ(pack_hex(plain::Point{1, -1}), "9201ff");
+    plain::Shape s{"tri", {{0, 0}, {1, 0}, {0, 1}}, plain::Point{1, 1}, {1, 0}};
+    auto back = round_trip(s);
+    EXPECT_EQ(back.name, "tri");
+    ASSERT_EQ(back.points.size(), 3u);
+    EXPECT_EQ(back.points[2].y, 1);
+    EXPECT_EQ(back.center->x, 1);
+    EXPECT_EQ(back.made, s.made);
+    // forward compatible like MPK_FIELDS: extra elements skipped, missing ones keep defaults
+    auto p = mpk::unpack<plain::Point>(hex("930102a178"));
+    EXPECT_EQ(p.y, 2);
+    EXPECT_EQ(mpk::unpack<plain::Point>(hex("9105")).y, 0);
+    // fields have no names: the path shows their position
+    mpk_test::expect_error<plain::Shape>("94a174919201c3c0c0", mpk::errc::type, 6, "plain::Shape[1][0][1]");
+    s.made.nsec = 1000000000;
+    EXPECT_EQ(mpk::try_pack(s).error().path, "plain::Shape[3]");
+}

@@ -5,6 +5,7 @@
 #ifndef MPK_CPP_API_HPP
 #define MPK_CPP_API_HPP
 
+#include "aggregate.hpp"
 #include "codec.hpp"
 #include "decoder.hpp"
 #include "describe.hpp"
@@ -17,10 +18,10 @@
 namespace mpk {
 
 namespace detail {
-/// The root of an error path: a described struct's name, nothing for other types.
+/// The root of an error path: a struct's name, nothing for other types.
 template <class T>
 constexpr std::string_view root_name() noexcept {
-    if constexpr (is_described_v<T>) return type_name<T>();
+    if constexpr (is_described_v<T> || is_plain_aggregate_v<T>) return type_name<T>();
     else return {};
 }
 } // namespace detail

@@ -89,10 +89,14 @@ std::string key_text(const K &k, std::size_t i) {
     else return "#" + std::to_string(i);
 }
 
-bool unwound(writer &w);
+/// False for types whose encoding cannot fail (integers, bools, floats, enums): containers and
+/// structs skip the after-element check of writer::unwinding() for them, a load and a branch per
+/// field that the compiler must redo after every byte store (a store through uint8_t * may alias
+/// the writer). Not measured on its own (the shared machine was too loaded to resolve it); every
+/// other type takes the general, tested path with the check.
+template <class T>
+inline constexpr bool may_fail_v = !(std::is_arithmetic_v<T> || std::is_enum_v<T>);
 } // namespace detail
-
-inline bool detail::unwound(writer &w) { return w.unwinding(); }
 
 // ---- bool -------------------------------------------------------------------------------------
 template <>
@@ -224,7 +228,7 @@ inline void write_str(writer &w, std::string_view s) {
     if (s.size() > 0xffffffffu) return write_len_checked(w, s.size(), "string");
     mpk_write_str(w.c(), s.data(), s.size());
 }
-inline bool read_str(decoder &d, std::string_view &s, const char *wanted) {
+inline bool read_str(decoder &d, std::string_view &s, std::string_view wanted) {
     std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
@@ -236,7 +240,7 @@ inline void write_bin(writer &w, const void *p, std::size_t n) {
     if (n > 0xffffffffu) return write_len_checked(w, n, "byte string");
     mpk_write_bin(w.c(), p, n);
 }
-inline bool read_bin(decoder &d, bytes_view &b, const char *wanted) {
+inline bool read_bin(decoder &d, bytes_view &b, std::string_view wanted) {
     std::size_t at = 0;
     mpk_tag t;
     if (!tag_header(d, t, at)) return false;
@@ -296,7 +300,7 @@ struct codec<std::vector<B, A>, std::enable_if_t<detail::is_byte_v<B>>> {
     static void encode(writer &w, const std::vector<B, A> &v) { detail::write_bin(w, v.data(), v.size()); }
     static bool decode(decoder &d, std::vector<B, A> &v) {
         bytes_view b;
-        if (!detail::read_bin(d, b, "byte vector")) return false;
+        if (!detail::read_bin(d, b, detail::type_name<std::vector<B, A>>())) return false;
         const B *p = reinterpret_cast<const B *>(b.data());
         v.assign(p, p + b.size());
         return true;
@@ -343,7 +347,8 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
         mpk_write_array(w.c(), static_cast<std::uint32_t>(v.size()));
         for (std::size_t i = 0; i < v.size(); i++) {
             codec<T>::encode(w, v[i]);
-            if (w.unwinding()) return w.path().index(i);
+            if constexpr (detail::may_fail_v<T>)
+                if (w.unwinding()) return w.path().index(i);
         }
     }
     static bool decode(decoder &d, std::vector<T, A> &v) {
@@ -372,7 +377,8 @@ struct codec<std::array<T, N>, std::enable_if_t<!detail::is_byte_v<T>>> {
         mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
         for (std::size_t i = 0; i < N; i++) {
             codec<T>::encode(w, v[i]);
-            if (w.unwinding()) return w.path().index(i);
+            if constexpr (detail::may_fail_v<T>)
+                if (w.unwinding()) return w.path().index(i);
         }
     }
     static bool decode(decoder &d, std::array<T, N> &v) {

@@ -169,9 +169,11 @@ private:
         constexpr std::string_view name = F::names()[I];
         if constexpr (F::form() == layout::map) mpk_write_str(w.c(), name.data(), name.size());
         codec<std::decay_t<V>>::encode(w, value);
-        if (w.unwinding()) {
-            w.path().field(name);
-            return false;
+        if constexpr (may_fail_v<std::decay_t<V>>) {
+            if (w.unwinding()) {
+                w.path().field(name);
+                return false;
+            }
         }
         return true;
     }

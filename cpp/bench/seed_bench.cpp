@@ -1,0 +1,242 @@
+// seed_bench.cpp — the seed's C++ comparison, reproduced: Test1 {1, 2} and Test2 {-1, -2} 2^23
+// times, Test3 (8 KiB of bytes) and Test4 (all three) 2^15 times; each library serializes all
+// messages into one buffer, then deserializes them one after another into typed structs. Every
+// cell is the median of --runs runs. Libraries: mpk (typed: MPK_FIELDS structs, the bytes read as
+// a view), msgpack-cxx (the seed's MSGPACK_DEFINE structs: its documented path
+// unpack → object_handle → convert, and its fastest path, a reused zone with raw_ref), and
+// Protocol Buffers (the seed's .proto, length-delimited as in the seed).
+#include <mpk.hpp>
+
+#include <msgpack.hpp>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include "seed.pb.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kBin = 8192;
+
+// ---- mpk ----------------------------------------------------------------------------------------
+namespace m {
+struct Test1 { std::uint32_t a = 1, b = 2; MPK_FIELDS(a, b) };
+struct Test2 { std::int32_t a = -1, b = -2; MPK_FIELDS(a, b) };
+struct Test3 { mpk::bytes_view data; MPK_FIELDS(data) };
+struct Test4 { Test1 test1; Test2 test2; Test3 test3; MPK_FIELDS(test1, test2, test3) };
+} // namespace m
+
+// ---- msgpack-cxx (the seed's structs) -------------------------------------------------------------
+namespace c {
+struct Test1 { std::uint32_t a = 1, b = 2; MSGPACK_DEFINE(a, b); };
+struct Test2 { std::int32_t a = -1, b = -2; MSGPACK_DEFINE(a, b); };
+struct Test3 { msgpack::type::raw_ref data; MSGPACK_DEFINE(data); };
+struct Test4 { Test1 test1; Test2 test2; Test3 test3; MSGPACK_DEFINE(test1, test2, test3); };
+} // namespace c
+
+double seconds_of(const std::function<void()> &fn) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct cell {
+    double ser = 0, des = 0;
+    std::size_t bytes = 0;
+};
+
+volatile std::uint64_t g_sink;
+
+std::vector<char> g_payload(kBin, 'x');
+
+// ---- one message kind through one library -------------------------------------------------------
+
+template <class T>
+cell run_mpk(std::size_t n, const T &msg) {
+    cell c;
+    mpk::writer w(n * (mpk::pack(msg).size() + 16) + 64); // every library presizes its buffer
+    c.ser = seconds_of([&] {
+        w.reset();
+        for (std::size_t i = 0; i < n; i++) w.write(msg);
+    });
+    c.bytes = w.size();
+    c.des = seconds_of([&] {
+        mpk::reader r(w.bytes());
+        T t;
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            if (!r.read(t)) std::abort();
+            if constexpr (std::is_same_v<T, m::Test1> || std::is_same_v<T, m::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
+            else if constexpr (std::is_same_v<T, m::Test3>) sum += t.data.size();
+            else sum += t.test3.data.size() + static_cast<std::uint64_t>(t.test1.a);
+        }
+        g_sink = sum;
+    });
+    return c;
+}
+
+template <class T>
+cell run_msgpack(std::size_t n, const T &msg, bool fast) {
+    cell c;
+    msgpack::sbuffer probe;
+    msgpack::pack(probe, msg);
+    msgpack::sbuffer buf(n * (probe.size() + 16) + 64);
+    c.ser = seconds_of([&] {
+        buf.clear();
+        for (std::size_t i = 0; i < n; i++) msgpack::pack(buf, msg);
+    });
+    c.bytes = buf.size();
+    c.des = seconds_of([&] {
+        std::size_t off = 0;
+        std::uint64_t sum = 0;
+        T t;
+        if (fast) {
+            msgpack::zone z;
+            for (std::size_t i = 0; i < n; i++) {
+                bool referenced = false;
+                msgpack::object obj = msgpack::unpack(z, buf.data(), buf.size(), off, referenced,
+                                                      [](msgpack::type::object_type, std::size_t, void *) { return true; });
+                obj.convert(t);
+                z.clear();
+                if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
+                else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
+                else sum += t.test3.data.size + t.test1.a;
+            }
+        } else {
+            for (std::size_t i = 0; i < n; i++) {
+                msgpack::object_handle oh = msgpack::unpack(buf.data(), buf.size(), off);
+                oh.get().convert(t);
+                if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
+                else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
+                else sum += t.test3.data.size + t.test1.a;
+            }
+        }
+        g_sink = sum;
+    });
+    return c;
+}
+
+template <class T>
+cell run_protobuf(std::size_t n, const T &msg) {
+    cell c;
+    std::string buf;
+    buf.reserve(n * (msg.ByteSizeLong() + 16) + 64);
+    c.ser = seconds_of([&] {
+        buf.clear();
+        google::protobuf::io::StringOutputStream sos(&buf);
+        google::protobuf::io::CodedOutputStream cos(&sos);
+        for (std::size_t i = 0; i < n; i++) {
+            cos.WriteVarint32(static_cast<std::uint32_t>(msg.ByteSizeLong()));
+            msg.SerializeWithCachedSizes(&cos);
+        }
+    });
+    c.bytes = buf.size();
+    c.des = seconds_of([&] {
+        google::protobuf::io::ArrayInputStream ais(buf.data(), static_cast<int>(buf.size()));
+        google::protobuf::io::CodedInputStream cis(&ais);
+        cis.SetTotalBytesLimit(INT32_MAX);
+        T t;
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            std::uint32_t len = 0;
+            if (!cis.ReadVarint32(&len)) std::abort();
+            auto limit = cis.PushLimit(static_cast<int>(len));
+            if (!t.ParseFromCodedStream(&cis)) std::abort();
+            cis.PopLimit(limit);
+            if constexpr (std::is_same_v<T, seed::Test1> || std::is_same_v<T, seed::Test2>) sum += static_cast<std::uint64_t>(t.a() + t.b());
+            else if constexpr (std::is_same_v<T, seed::Test3>) sum += t.data().size();
+            else sum += t.test3().data().size() + t.test1().a();
+        }
+        g_sink = sum;
+    });
+    return c;
+}
+
+cell median(std::vector<cell> runs) {
+    cell out;
+    auto med = [&](auto get) {
+        std::vector<double> v;
+        for (auto &r : runs) v.push_back(get(r));
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    out.ser = med([](const cell &c) { return c.ser; });
+    out.des = med([](const cell &c) { return c.des; });
+    out.bytes = runs[0].bytes;
+    return out;
+}
+
+template <class F>
+cell repeat(int runs, F f) {
+    std::vector<cell> v;
+    for (int i = 0; i < runs; i++) v.push_back(f());
+    return median(v);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    int runs = 5;
+    for (int i = 1; i + 1 < argc; i++)
+        if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    const std::size_t small = std::size_t{1} << 23, large = std::size_t{1} << 15;
+
+    m::Test1 m1; m::Test2 m2; m::Test3 m3{mpk::bytes_view(g_payload)}; m::Test4 m4{m1, m2, m3};
+    c::Test1 c1; c::Test2 c2; c::Test3 c3; c3.data = msgpack::type::raw_ref(g_payload.data(), kBin);
+    c::Test4 c4{c1, c2, c3};
+    seed::Test1 p1; p1.set_a(1); p1.set_b(2);
+    seed::Test2 p2; p2.set_a(-1); p2.set_b(-2);
+    seed::Test3 p3; p3.set_data(std::string(g_payload.begin(), g_payload.end()));
+    seed::Test4 p4; *p4.mutable_test1() = p1; *p4.mutable_test2() = p2; *p4.mutable_test3() = p3;
+
+    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb; };
+    std::vector<row> rows;
+    rows.push_back({"Test1", small, repeat(runs, [&] { return run_mpk(small, m1); }),
+                    repeat(runs, [&] { return run_msgpack(small, c1, false); }),
+                    repeat(runs, [&] { return run_msgpack(small, c1, true); }),
+                    repeat(runs, [&] { return run_protobuf(small, p1); })});
+    rows.push_back({"Test2", small, repeat(runs, [&] { return run_mpk(small, m2); }),
+                    repeat(runs, [&] { return run_msgpack(small, c2, false); }),
+                    repeat(runs, [&] { return run_msgpack(small, c2, true); }),
+                    repeat(runs, [&] { return run_protobuf(small, p2); })});
+    rows.push_back({"Test3", large, repeat(runs, [&] { return run_mpk(large, m3); }),
+                    repeat(runs, [&] { return run_msgpack(large, c3, false); }),
+                    repeat(runs, [&] { return run_msgpack(large, c3, true); }),
+                    repeat(runs, [&] { return run_protobuf(large, p3); })});
+    rows.push_back({"Test4", large, repeat(runs, [&] { return run_mpk(large, m4); }),
+                    repeat(runs, [&] { return run_msgpack(large, c4, false); }),
+                    repeat(runs, [&] { return run_msgpack(large, c4, true); }),
+                    repeat(runs, [&] { return run_protobuf(large, p4); })});
+
+    std::printf("## C++ (cpp/bench): the seed's Test1-Test4\n\n");
+    std::printf("Medians of %d runs. Test1/Test2: 2^23 messages, Test3/Test4: 2^15; all serialized into one "
+                "buffer, then deserialized one after another into typed structs. Mbps = message bytes x 8 / seconds.\n\n",
+                runs);
+    std::printf("| test | library | MB | serialize s | Mbps | deserialize s | Mbps | ser. vs protobuf | deser. vs protobuf |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (auto &r : rows) {
+        struct lib { const char *name; cell c; };
+        lib libs[] = {{"mpk (typed)", r.mpk}, {"msgpack-cxx documented", r.cdoc}, {"msgpack-cxx zone+raw_ref", r.cfast},
+                      {"protobuf 3.21", r.pb}};
+        for (auto &l : libs) {
+            double mb = static_cast<double>(l.c.bytes) / 1e6;
+            std::printf("| %s | %s | %.1f | %.4f | %.0f | %.4f | %.0f | %.2fx | %.2fx |\n", r.test, l.name, mb, l.c.ser,
+                        mb * 8 / l.c.ser, l.c.des, mb * 8 / l.c.des, r.pb.ser / l.c.ser, r.pb.des / l.c.des);
+        }
+    }
+    std::printf("\nmpk against msgpack-cxx's fastest path (zone+raw_ref), same run:\n\n");
+    std::printf("| test | serialize | deserialize |\n|---|---:|---:|\n");
+    for (auto &r : rows)
+        std::printf("| %s | %.2fx | %.2fx |\n", r.test, r.cfast.ser / r.mpk.ser, r.cfast.des / r.mpk.des);
+    std::printf("\nThe seed (2009, msgpack vs protobuf): serialize 2-3.7x faster; deserialize Test1 4.9x and "
+                "Test2 2.7x slower, Test3 17x faster.\n");
+    return 0;
+}

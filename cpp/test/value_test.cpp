@@ -1,0 +1,71 @@
+// mpk::value: the dynamic view on the core's DOM, and conversion of a sub-tree later.
+#include "support.hpp"
+
+#include <map>
+
+using mpk_test::hex;
+
+namespace {
+struct Args {
+    int a = 0, b = 0;
+    MPK_FIELDS_MAP(a, b)
+};
+} // namespace
+
+TEST(Value, TypeIndexIterationAndConversion) {
+    // {"method": "add", "params": {"a": 1, "b": 2}, "tags": [true, nil, 1.5]}
+    auto bytes = hex("83a66d6574686f64a3616464a6706172616d7382a16101a16202a47461677393c3c0cb3ff8000000000000");
+    mpk::document doc;
+    mpk::value v = doc.parse(bytes);
+    ASSERT_EQ(v.type(), mpk::type::map);
+    EXPECT_EQ(v.size(), 3u);
+    EXPECT_EQ(v["method"].str(), "add");
+    EXPECT_EQ(v["method"].str().data(), reinterpret_cast<const char *>(bytes.data()) + 9); // zero-copy
+    EXPECT_FALSE(v["missing"]);
+    EXPECT_FALSE(v["tags"][3]);
+    EXPECT_FALSE(v["method"][0]);
+    EXPECT_TRUE(v["tags"][1].is_nil());
+    EXPECT_EQ(v["tags"][2].type(), mpk::type::float64);
+    std::vector<mpk::type> types;
+    for (mpk::value e : v["tags"]) types.push_back(e.type());
+    EXPECT_EQ(types, (std::vector<mpk::type>{mpk::type::boolean, mpk::type::nil, mpk::type::float64}));
+    std::vector<std::string> keys;
+    for (auto m : v.items()) keys.emplace_back(m.key.str());
+    EXPECT_EQ(keys, (std::vector<std::string>{"method", "params", "tags"}));
+    // convert a sub-tree once the method is known
+    Args args = v["params"].as<Args>();
+    EXPECT_EQ(args.a + args.b, 3);
+    EXPECT_EQ((v["params"].as<std::map<std::string, int>>().at("b")), 2);
+    EXPECT_EQ(v["tags"][2].as<double>(), 1.5);
+    auto bad = v["method"].try_as<int>();
+    EXPECT_EQ(bad.error().kind, mpk::errc::type);
+    EXPECT_EQ(v["missing"].try_as<int>().error().kind, mpk::errc::type);
+    // views from as<T>() live in the document until its next parse
+    std::string_view m = v["method"].as<std::string_view>();
+    EXPECT_EQ(m, "add");
+    EXPECT_EQ(v.to_json(), R"({"method":"add","params":{"a":1,"b":2},"tags":[true,null,1.5]})");
+    // comparison is deep; the same value from other bytes compares equal
+    mpk::document other;
+    auto same = hex("83a66d6574686f64a3616464a6706172616d7382a16101a16202a47461677393c3c0cb3ff8000000000000");
+    EXPECT_EQ(other.parse(same), v);
+    auto differs = hex("81a66d6574686f64a3616464");
+    EXPECT_NE(other.parse(differs), v);
+    // write_to gives the bytes back (shortest form)
+    mpk::writer w;
+    v.write_to(w);
+    EXPECT_EQ(w.to_vector(), bytes);
+}
+
+TEST(Value, ErrorsAndJson) {
+    mpk::document doc;
+    auto cut = hex("92c0");
+    auto r = doc.try_parse(cut);
+    EXPECT_EQ(r.error().kind, mpk::errc::truncated);
+    EXPECT_EQ(r.error().offset, 0u);
+    EXPECT_FALSE(doc.root());
+    auto j = doc.try_parse_json(R"({"a": [1, -2, 3.5, "x"]})");
+    ASSERT_TRUE(j.ok());
+    EXPECT_EQ((*j)["a"][1].as<int>(), -2);
+    EXPECT_EQ(mpk_test::pack_hex(*j), "81a1619401fecb400c000000000000a178");
+    EXPECT_EQ(doc.try_parse_json("[1,").error().kind, mpk::errc::json);
+}
