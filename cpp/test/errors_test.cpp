@@ -213,6 +213,14 @@ TEST(Memory, HostileDeclaredLengthsStayWithinACap) {
     EXPECT_EQ(run(big, static_cast<std::vector<std::vector<std::string>> *>(nullptr)),
               static_cast<int>(errc::truncated));
     EXPECT_EQ(run(big, static_cast<std::vector<mpk::raw> *>(nullptr)), static_cast<int>(errc::truncated));
+    // 500 nested Nodes whose kids each declare 2^20-1 elements over 1 MiB of empty Nodes: every
+    // head alone fits the bytes left, so a reservation per head would take 500 x 1 MiB
+    std::vector<std::byte> nested;
+    for (int i = 0; i < 500; i++)
+        for (const char *b : {"91", "dd000fffff"})
+            for (std::byte x : hex(b)) nested.push_back(x);
+    nested.resize(nested.size() + (1u << 20) - 1, std::byte{0x90});
+    EXPECT_EQ(run(nested, static_cast<Node *>(nullptr)), static_cast<int>(errc::truncated));
     auto cut = mpk::try_unpack<std::vector<std::vector<int>>>(big);
     EXPECT_EQ(cut.error().offset, big.size() - 1);
     EXPECT_EQ(cut.error().path, "[1048574]");

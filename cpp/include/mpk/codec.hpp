@@ -52,15 +52,6 @@ namespace detail {
 template <class T>
 inline constexpr bool is_byte_v = std::is_same_v<T, std::byte> || std::is_same_v<T, unsigned char>;
 
-/// Elements reserved before decoding a container of `n`: the core has checked n against the
-/// bytes present (each element takes at least one byte), and at most 1 MiB is reserved ahead of
-/// the elements actually decoded, so memory stays proportional to the input.
-template <class T>
-constexpr std::size_t reserve_hint(std::uint32_t n) noexcept {
-    constexpr std::size_t cap = (std::size_t{1} << 20) / sizeof(T) + 1;
-    return n < cap ? n : cap;
-}
-
 /// "std::int8_t", "std::uint64_t", ... for error details.
 template <class I>
 std::string int_name() {
@@ -356,7 +347,7 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
         std::size_t at = 0;
         if (!detail::read_array(d, n, at, "std::vector")) return false;
         v.clear();
-        v.reserve(detail::reserve_hint<T>(n));
+        v.reserve(d.reserve_count(n, sizeof(T)));
         for (std::uint32_t i = 0; i < n; i++) {
             if constexpr (std::is_same_v<T, bool>) {
                 bool b = false;
