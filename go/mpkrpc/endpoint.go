@@ -71,7 +71,8 @@ func NeovimOptions() *Options { return &Options{BinAsString: true, Ext: NeovimEx
 // are not MessagePack or over the limits (*mpk.DecodeError: the endpoint first answers with a
 // msgid-0 error response, since the stream cannot be resynchronised), or Close is called. Then
 // every pending call fails with a *ConnError naming that cause, later calls fail with the same
-// error, handlers' contexts are cancelled and their responses dropped.
+// error, handlers' contexts are cancelled and their responses dropped. Notifications the peer
+// sent before it ended the connection are still handled (not after Close).
 type Endpoint struct {
 	rwc      io.ReadWriteCloser
 	opts     Options
@@ -88,14 +89,15 @@ type Endpoint struct {
 	nextID    uint32
 	err       error // *ConnError once ended
 
-	done     chan struct{}
-	ctx      context.Context
-	cancel   context.CancelFunc
-	nmu      sync.Mutex
-	notes    []message
-	nwake    chan struct{}
-	wg       sync.WaitGroup
-	shutOnce sync.Once
+	done      chan struct{}
+	ctx       context.Context
+	cancel    context.CancelFunc
+	nmu       sync.Mutex
+	notes     []message
+	nwake     chan struct{}
+	dropNotes bool // set by Close: queued notifications are dropped
+	wg        sync.WaitGroup
+	shutOnce  sync.Once
 }
 
 // New starts an endpoint on rwc (it owns rwc from now on and closes it when it ends). Register
@@ -144,6 +146,9 @@ func (ep *Endpoint) RegisterRaw(name string, fn RawHandler) { ep.handlers.Regist
 // contexts (their responses are dropped). It does not wait for goroutines: Wait does. It returns
 // the error of closing the stream, or nil if the endpoint had already ended.
 func (ep *Endpoint) Close() error {
+	ep.nmu.Lock()
+	ep.dropNotes = true
+	ep.nmu.Unlock()
 	return ep.shutdown(ErrClosed)
 }
 
@@ -278,6 +283,10 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 		p.finish(nil, nil, fmt.Errorf("mpkrpc: arguments of %s: %w", method, err))
 		return p
 	}
+	if err := ctx.Err(); err != nil {
+		p.finish(nil, nil, fmt.Errorf("mpkrpc: %s: %w", method, err))
+		return p
+	}
 	ep.mu.Lock()
 	if ep.err != nil {
 		ep.mu.Unlock()
@@ -286,6 +295,10 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 	}
 	p.MsgID = ep.allocID()
 	ep.pending[p.MsgID] = p
+	if ctx.Done() != nil {
+		// Set under ep.mu: whoever finishes p (reader, shutdown, abandon) takes ep.mu first.
+		p.stop = context.AfterFunc(ctx, func() { ep.abandon(p, ctx.Err()) })
+	}
 	ep.mu.Unlock()
 
 	b := make([]byte, 0, 16+len(method)+len(params))
@@ -294,9 +307,6 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 	b = mpk.AppendUint(b, uint64(p.MsgID))
 	b = mpk.AppendString(b, method)
 	b = append(b, params...)
-	if ctx.Done() != nil {
-		p.stop = context.AfterFunc(ctx, func() { ep.abandon(p, ctx.Err()) })
-	}
 	if err := ep.write(b); err != nil {
 		ep.mu.Lock()
 		if ep.pending[p.MsgID] == p {
@@ -597,33 +607,39 @@ func describe(raw []byte) string {
 func (ep *Endpoint) noteLoop() {
 	defer ep.wg.Done()
 	for {
-		select {
-		case <-ep.nwake:
-		case <-ep.done:
-			return
-		}
-		for {
-			if ep.Err() != nil {
-				return
-			}
-			ep.nmu.Lock()
-			if len(ep.notes) == 0 {
-				ep.nmu.Unlock()
-				break
-			}
+		ep.nmu.Lock()
+		if len(ep.notes) > 0 && !ep.dropNotes {
 			m := ep.notes[0]
 			ep.notes[0] = message{}
 			ep.notes = ep.notes[1:]
 			ep.nmu.Unlock()
-			h := ep.handlers.lookup(m.method)
-			if h == nil {
-				ep.report(fmt.Errorf("mpkrpc: notification %q: no handler", m.method))
-				continue
-			}
-			if _, err := h.invoke(ep.ctx, ep, m.params); err != nil {
-				ep.report(fmt.Errorf("mpkrpc: notification %q: %w", m.method, err))
+			ep.notify(m)
+			continue
+		}
+		ep.nmu.Unlock()
+		select {
+		case <-ep.nwake:
+		case <-ep.done:
+			// The peer ended the connection: what it sent before is still handled (the
+			// reader queued it all before it ended the endpoint). After Close it is dropped.
+			ep.nmu.Lock()
+			finished := len(ep.notes) == 0 || ep.dropNotes
+			ep.nmu.Unlock()
+			if finished {
+				return
 			}
 		}
+	}
+}
+
+func (ep *Endpoint) notify(m message) {
+	h := ep.handlers.lookup(m.method)
+	if h == nil {
+		ep.report(fmt.Errorf("mpkrpc: notification %q: no handler", m.method))
+		return
+	}
+	if _, err := h.invoke(ep.ctx, ep, m.params); err != nil {
+		ep.report(fmt.Errorf("mpkrpc: notification %q: %w", m.method, err))
 	}
 }
 

@@ -643,3 +643,45 @@ func TestEndpointConcurrentWrites(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Notifications the peer sent just before closing are still handled, in order.
+func TestEndpointNotificationsBeforeEOF(t *testing.T) {
+	got := make(chan int, 100)
+	ep, peer := newRawPeer(t, nil)
+	ep.Register("n", func(i int) { got <- i })
+	var out []byte
+	for i := 0; i < 100; i++ {
+		b, _ := mpk.Marshal([]any{2, "n", []any{i}})
+		out = append(out, b...)
+	}
+	peer.sendRaw(out)
+	peer.conn.Close()
+	ep.Wait()
+	close(got)
+	i := 0
+	for j := range got {
+		if j != i {
+			t.Fatalf("notification %d at %d", j, i)
+		}
+		i++
+	}
+	if i != 100 {
+		t.Fatalf("%d of 100 notifications handled", i)
+	}
+}
+
+// A call whose context is already done sends nothing.
+func TestEndpointCallWithDoneContext(t *testing.T) {
+	ep, peer := newRawPeer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ep.Call(ctx, "never"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("call: %v", err)
+	}
+	if err := ep.Notify("first"); err != nil {
+		t.Fatal(err)
+	}
+	if m := peer.read(); m[1] != "first" {
+		t.Fatalf("peer got %v first", m)
+	}
+}
