@@ -44,6 +44,12 @@ type Options struct {
 	// A set may be shared by many endpoints (Server does).
 	Handlers *Handlers
 
+	// MaxHandlers bounds the request handlers running at once (0: 256). Requests beyond wait in
+	// arrival order for a running one to return; the reader never waits, so responses to the
+	// endpoint's own calls (a handler calling back into the peer) still come through. A peer
+	// flooding requests costs the queued messages' bytes, not a goroutine each.
+	MaxHandlers int
+
 	// OnError receives what the endpoint cannot return to anyone: protocol violations by the
 	// peer (*ProtocolError), notifications for unknown methods, errors and panics of notification
 	// handlers. It is called from the endpoint's goroutines and must not block for long.
@@ -63,7 +69,8 @@ func NeovimOptions() *Options { return &Options{BinAsString: true, Ext: NeovimEx
 // Endpoint is one side of a MessagePack-RPC connection. Both sides are alike: each calls,
 // notifies and serves.
 //
-// Incoming requests run each in its own goroutine (so a handler may call back into the peer);
+// Incoming requests run each in its own goroutine, up to Options.MaxHandlers at once (so a
+// handler may call back into the peer);
 // notifications are handled one at a time in arrival order on one goroutine. Calls may be in
 // flight in any number; their responses are matched by msgid in any order.
 //
@@ -95,7 +102,10 @@ type Endpoint struct {
 	nmu       sync.Mutex
 	notes     []message
 	nwake     chan struct{}
-	dropNotes bool // set by Close: queued notifications are dropped
+	dropNotes bool      // set by Close: queued notifications are dropped
+	running   int       // request handlers running (under nmu)
+	reqs      [][]byte  // requests waiting for one to return, as received (under nmu)
+	maxRun    int
 	wg        sync.WaitGroup
 	shutOnce  sync.Once
 }
@@ -119,6 +129,10 @@ func New(rwc io.ReadWriteCloser, opts *Options) *Endpoint {
 		ep.handlers = &Handlers{}
 	}
 	ep.plain = ep.opts.Ext.empty() && !ep.opts.BinAsString
+	ep.maxRun = ep.opts.MaxHandlers
+	if ep.maxRun <= 0 {
+		ep.maxRun = 256
+	}
 	ep.ctx, ep.cancel = context.WithCancel(context.WithValue(context.Background(), epKey{}, ep))
 	ep.wg.Add(2)
 	go ep.readLoop()
@@ -506,7 +520,7 @@ func parse(raw []byte) (m message, reason string) {
 		return m, "the message type must be 0, 1 or 2"
 	}
 	m.kind = int(kind)
-	if want := map[int64]int{0: 4, 1: 4, 2: 3}[kind]; n != want {
+	if want := 4 - int(kind)/2; n != want {
 		return m, fmt.Sprintf("a message of type %d must have %d elements, not %d", kind, want, n)
 	}
 	if kind != typeNotification {
@@ -579,8 +593,15 @@ func (ep *Endpoint) readLoop() {
 				ep.report(&ProtocolError{Offset: off, Reason: fmt.Sprintf("response for msgid %d, which no call waits for (error %s)", m.msgid, describe(m.errv))})
 			}
 		case typeRequest:
-			ep.wg.Add(1)
-			go ep.serve(m)
+			ep.nmu.Lock()
+			if ep.running < ep.maxRun {
+				ep.running++
+				ep.wg.Add(1)
+				go ep.serveLoop(m)
+			} else {
+				ep.reqs = append(ep.reqs, raw) // parsed again when served: a queued request costs its bytes and a slice header
+			}
+			ep.nmu.Unlock()
 		case typeNotification:
 			ep.nmu.Lock()
 			ep.notes = append(ep.notes, m)
@@ -643,8 +664,29 @@ func (ep *Endpoint) notify(m message) {
 	}
 }
 
-func (ep *Endpoint) serve(m message) {
+// serveLoop serves m, then the queued requests, until none is left.
+func (ep *Endpoint) serveLoop(m message) {
 	defer ep.wg.Done()
+	for {
+		ep.serve(m)
+		ep.nmu.Lock()
+		if len(ep.reqs) == 0 || ep.dropNotes {
+			ep.running--
+			ep.nmu.Unlock()
+			return
+		}
+		raw := ep.reqs[0]
+		ep.reqs[0] = nil
+		ep.reqs = ep.reqs[1:]
+		ep.nmu.Unlock()
+		m, _ = parse(raw)
+	}
+}
+
+func (ep *Endpoint) serve(m message) {
+	if ep.Err() != nil {
+		return // nobody can read the response
+	}
 	h := ep.handlers.lookup(m.method)
 	if h == nil {
 		ep.respond(m.msgid, []any{int64(NeovimException), "Invalid method: " + m.method}, nil)
