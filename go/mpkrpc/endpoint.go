@@ -102,9 +102,9 @@ type Endpoint struct {
 	nmu       sync.Mutex
 	notes     []message
 	nwake     chan struct{}
-	dropNotes bool      // set by Close: queued notifications are dropped
-	running   int       // request handlers running (under nmu)
-	reqs      [][]byte  // requests waiting for one to return, as received (under nmu)
+	dropNotes bool     // set by Close: queued notifications are dropped
+	running   int      // request handlers running (under nmu)
+	reqs      [][]byte // requests waiting for one to return, as received (under nmu)
 	maxRun    int
 	wg        sync.WaitGroup
 	shutOnce  sync.Once
