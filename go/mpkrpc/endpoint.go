@@ -100,7 +100,7 @@ type Endpoint struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	nmu       sync.Mutex
-	notes     []message
+	notes     [][]byte // notifications waiting, as received (parsed again when handled)
 	nwake     chan struct{}
 	dropNotes bool     // set by Close: queued notifications are dropped
 	running   int      // request handlers running (under nmu)
@@ -604,7 +604,7 @@ func (ep *Endpoint) readLoop() {
 			ep.nmu.Unlock()
 		case typeNotification:
 			ep.nmu.Lock()
-			ep.notes = append(ep.notes, m)
+			ep.notes = append(ep.notes, raw)
 			ep.nmu.Unlock()
 			select {
 			case ep.nwake <- struct{}{}:
@@ -630,10 +630,11 @@ func (ep *Endpoint) noteLoop() {
 	for {
 		ep.nmu.Lock()
 		if len(ep.notes) > 0 && !ep.dropNotes {
-			m := ep.notes[0]
-			ep.notes[0] = message{}
+			raw := ep.notes[0]
+			ep.notes[0] = nil
 			ep.notes = ep.notes[1:]
 			ep.nmu.Unlock()
+			m, _ := parse(raw)
 			ep.notify(m)
 			continue
 		}
