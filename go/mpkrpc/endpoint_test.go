@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -457,6 +458,7 @@ func TestEndpointHostileSurvivable(t *testing.T) {
 		{"type 3", []any{3, 1, "echo", []any{}}, "type must be 0, 1 or 2"},
 		{"params not an array", []any{0, 1, "echo", "x"}, "params must be an array"},
 		{"not an array", nil, "must be an array"},
+		{"method not a str", []any{0, 1, 7, []any{}}, "method must be a str"},
 	} {
 		var b []byte
 		if tc.msg == nil {
@@ -683,5 +685,29 @@ func TestEndpointCallWithDoneContext(t *testing.T) {
 	}
 	if m := peer.read(); m[1] != "first" {
 		t.Fatalf("peer got %v first", m)
+	}
+}
+
+// A connection reset by the peer fails pending calls with the read error.
+func TestEndpointPeerReset(t *testing.T) {
+	ep, peer := newRawPeer(t, nil)
+	p := ep.Go(ctxT(t), "a")
+	peer.read()
+	peer.conn.(*net.TCPConn).SetLinger(0) // close sends a RST
+	peer.conn.Close()
+	_, err := p.Value()
+	var ce *ConnError
+	if !errors.As(err, &ce) || !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("pending call after a reset: %v", err)
+	}
+}
+
+// A method sent as bin (some peers do) is served.
+func TestEndpointBinMethod(t *testing.T) {
+	ep, peer := newRawPeer(t, nil)
+	ep.Register("echo", func(s string) string { return s })
+	peer.send(0, 9, []byte("echo"), []any{"bin"})
+	if resp := peer.read(); resp[1] != int64(9) || resp[3] != "bin" {
+		t.Fatalf("answer %v", resp)
 	}
 }

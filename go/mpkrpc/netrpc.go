@@ -133,9 +133,10 @@ type serverReq struct {
 
 type serverCodec struct {
 	*codec
-	mu  sync.Mutex
-	seq uint64
-	ids map[uint64]serverReq
+	bodyErr error
+	mu      sync.Mutex
+	seq     uint64
+	ids     map[uint64]serverReq
 }
 
 func (c *serverCodec) ReadRequestHeader(r *rpc.Request) error {
@@ -152,15 +153,24 @@ func (c *serverCodec) ReadRequestHeader(r *rpc.Request) error {
 	c.ids[c.seq] = serverReq{msgid: m.msgid, notify: m.kind == typeNotification}
 	c.mu.Unlock()
 	n, rest, _ := mpk.ReadArrayHeader(m.params)
-	c.body = nil
+	c.body, c.bodyErr = rest, nil
 	if n != 1 {
-		return fmt.Errorf("mpkrpc: %s: net/rpc takes exactly one argument, got %d", m.method, n)
+		// Reported by ReadRequestBody: net/rpc answers a body error and goes on, while a header
+		// error ends the connection.
+		c.body, c.bodyErr = nil, fmt.Errorf("mpkrpc: %s: net/rpc takes exactly one argument, got %d", m.method, n)
 	}
-	c.body = rest
 	return nil
 }
 
-func (c *serverCodec) ReadRequestBody(body any) error { return c.decodeBody(body) }
+func (c *serverCodec) ReadRequestBody(body any) error {
+	if err := c.bodyErr; err != nil {
+		c.bodyErr = nil
+		if body != nil {
+			return err
+		}
+	}
+	return c.decodeBody(body)
+}
 
 func (c *serverCodec) WriteResponse(r *rpc.Response, body any) error {
 	c.mu.Lock()

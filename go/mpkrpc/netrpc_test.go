@@ -88,6 +88,15 @@ func TestNetRPCWithEndpoint(t *testing.T) {
 		t.Fatalf("Endpoint -> net/rpc error: %v", err)
 	}
 
+	// Not one param: an error response, and the connection goes on.
+	_, err = ep.Call(ctx, "Arith.Mul", Args{1, 2}, Args{3, 4})
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message(), "exactly one argument, got 2") {
+		t.Fatalf("two params: %v", err)
+	}
+	if err := ep.CallInto(ctx, &r, "Arith.Mul", Args{2, 5}); err != nil || r != 10 {
+		t.Fatalf("after two params: %d, %v", r, err)
+	}
+
 	var s Server
 	s.Register("Arith.Mul", func(a Args) int { return a.A * a.B })
 	s.Register("Arith.Fail", func(a Args) (int, error) { return 0, errors.New("nope") })
