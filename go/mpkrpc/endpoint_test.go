@@ -20,7 +20,7 @@ import (
 )
 
 // listen returns a loopback TCP listener.
-func listen(t *testing.T) net.Listener {
+func listen(t testing.TB) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -31,7 +31,7 @@ func listen(t *testing.T) net.Listener {
 }
 
 // connPair returns both ends of a loopback TCP connection.
-func connPair(t *testing.T) (net.Conn, net.Conn) {
+func connPair(t testing.TB) (net.Conn, net.Conn) {
 	t.Helper()
 	l := listen(t)
 	ch := make(chan net.Conn, 1)
@@ -55,7 +55,7 @@ func connPair(t *testing.T) (net.Conn, net.Conn) {
 }
 
 // pair returns two endpoints talking to each other over loopback TCP.
-func pair(t *testing.T, oa, ob *Options) (*Endpoint, *Endpoint) {
+func pair(t testing.TB, oa, ob *Options) (*Endpoint, *Endpoint) {
 	a, b := connPair(t)
 	ea, eb := New(a, oa), New(b, ob)
 	t.Cleanup(func() {

@@ -91,7 +91,11 @@ func (s *Server) Serve(l net.Listener) error {
 
 // ServeConn serves one connection and returns its endpoint.
 func (s *Server) ServeConn(c io.ReadWriteCloser) *Endpoint {
-	ep := New(c, &s.Options)
+	s.handlers()
+	s.mu.Lock()
+	opts := s.Options
+	s.mu.Unlock()
+	ep := New(c, &opts)
 	s.mu.Lock()
 	if s.eps == nil {
 		s.eps = map[*Endpoint]struct{}{}
