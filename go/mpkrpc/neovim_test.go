@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These tests need Debian's neovim (0.7.2), which `make test-go` installs: without nvim they
@@ -139,8 +140,13 @@ func TestNeovimClient(t *testing.T) {
 	}
 }
 
-// Neovim as the client of an mpkrpc server (sockconnect + rpcrequest).
+// Neovim as the client of an mpkrpc server (sockconnect + rpcrequest), over TCP and a Unix socket.
 func TestNeovimAsClient(t *testing.T) {
+	t.Run("tcp", func(t *testing.T) { neovimAsClient(t, "tcp", "127.0.0.1:0", "tcp") })
+	t.Run("unix", func(t *testing.T) { neovimAsClient(t, "unix", filepath.Join(t.TempDir(), "s.sock"), "pipe") })
+}
+
+func neovimAsClient(t *testing.T, network, addr, mode string) {
 	path, err := exec.LookPath("nvim")
 	if err != nil {
 		t.Fatalf("nvim not found (make test-go installs Debian's neovim): %v", err)
@@ -151,13 +157,13 @@ func TestNeovimAsClient(t *testing.T) {
 	s.Register("fail", func() error { return errors.New("no luck") })
 	notes := make(chan string, 1)
 	s.Register("note", func(x string) { notes <- x })
-	l, err := s.Listen("tcp", "127.0.0.1:0")
+	l, err := s.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	out := filepath.Join(t.TempDir(), "out")
-	script := fmt.Sprintf(`let ch = sockconnect('tcp', '%s', {'rpc': v:true})
+	script := fmt.Sprintf(`let ch = sockconnect('%s', '%s', {'rpc': v:true})
 call rpcnotify(ch, 'note', 'hi')
 let r = [rpcrequest(ch, 'add', 2, 3), rpcrequest(ch, 'join', '-', ['a', 'b'])]
 try
@@ -166,7 +172,7 @@ catch
   call add(r, v:exception)
 endtry
 call writefile([json_encode(r)], '%s')
-qa!`, l.Addr(), out)
+qa!`, mode, l.Addr(), out)
 	vimrc := filepath.Join(t.TempDir(), "script.vim")
 	if err := os.WriteFile(vimrc, []byte(script), 0o600); err != nil {
 		t.Fatal(err)
@@ -187,5 +193,48 @@ qa!`, l.Addr(), out)
 	}
 	if x := <-notes; x != "hi" {
 		t.Fatalf("note %q", x)
+	}
+}
+
+// A client of `nvim --headless --listen SOCKET`, through Dial.
+func TestNeovimListen(t *testing.T) {
+	path, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatalf("nvim not found (make test-go installs Debian's neovim): %v", err)
+	}
+	sock := filepath.Join(t.TempDir(), "nvim.sock")
+	cmd := exec.Command(path, "--headless", "--listen", sock, "-u", "NONE", "-i", "NONE", "-n")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	ctx := ctxT(t)
+	var nv *Endpoint
+	for nv == nil {
+		// nvim creates the socket once it is up.
+		if nv, err = Dial(ctx, "unix", sock, NeovimOptions()); err != nil {
+			if ctx.Err() != nil {
+				t.Fatalf("nvim never listened on %s: %v", sock, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	defer nv.Close()
+	if v, err := nv.Call(ctx, "nvim_eval", "6 * 7"); err != nil || v != int64(42) {
+		t.Fatalf("nvim_eval = %v, %v", v, err)
+	}
+	// nvim exits on qa!, which ends the connection: the pending call fails with a ConnError, or
+	// is answered first.
+	_, err = nv.Call(ctx, "nvim_command", "qa!")
+	if err != nil && !errors.As(err, new(*ConnError)) {
+		t.Fatalf("qa!: %v", err)
+	}
+	<-nv.Done()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("nvim: %v", err)
 	}
 }
