@@ -140,7 +140,8 @@ func (s *Server) Close() error {
 }
 
 // Stdio is an endpoint on the process's standard input and output (as Neovim's remote plugins
-// and `nvim --embed`'s parent use them). Close closes both.
+// and `nvim --embed`'s parent use them). Close closes both, but cannot interrupt a read blocked
+// on a terminal or a blocking stdin: the reader returns at the next input or at EOF.
 func Stdio(opts *Options) *Endpoint {
 	return New(pipeRWC{os.Stdin, os.Stdout}, opts)
 }
