@@ -94,7 +94,8 @@ type Endpoint struct {
 	pending   map[uint32]*Pending
 	abandoned map[uint32]struct{} // cancelled calls whose reply may still come
 	nextID    uint32
-	err       error // *ConnError once ended
+	err       error  // *ConnError once ended
+	peerErr   string // the last msgid-0 error the peer sent
 
 	done      chan struct{}
 	ctx       context.Context
@@ -188,8 +189,8 @@ func (ep *Endpoint) shutdown(cause error) error {
 	first := false
 	ep.shutOnce.Do(func() {
 		first = true
-		ce := &ConnError{Cause: cause}
 		ep.mu.Lock()
+		ce := &ConnError{Cause: cause, Peer: ep.peerErr}
 		ep.err = ce
 		pend := ep.pending
 		ep.pending, ep.abandoned = map[uint32]*Pending{}, map[uint32]struct{}{}
@@ -590,6 +591,11 @@ func (ep *Endpoint) readLoop() {
 			if p != nil {
 				p.finish(m.errv, m.result, nil)
 			} else if !late {
+				if m.msgid == 0 {
+					ep.mu.Lock()
+					ep.peerErr = describe(m.errv)
+					ep.mu.Unlock()
+				}
 				ep.report(&ProtocolError{Offset: off, Reason: fmt.Sprintf("response for msgid %d, which no call waits for (error %s)", m.msgid, describe(m.errv))})
 			}
 		case typeRequest:

@@ -1,6 +1,7 @@
 package mpkrpc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -709,5 +710,32 @@ func TestEndpointBinMethod(t *testing.T) {
 	peer.send(0, 9, []byte("echo"), []any{"bin"})
 	if resp := peer.read(); resp[1] != int64(9) || resp[3] != "bin" {
 		t.Fatalf("answer %v", resp)
+	}
+}
+
+// With the default limits an argument may nest 1022 arrays deep (the envelope and the params take
+// two levels of 1024); one more ends the connection with depth_limit.
+func TestEndpointDepthLimit(t *testing.T) {
+	nested := func(n int) mpk.RawMessage {
+		b := bytes.Repeat([]byte{0x91}, n-1)
+		return append(b, 0x90)
+	}
+	a, b := pair(t, nil, nil)
+	b.Register("echo", func(v mpk.RawMessage) mpk.RawMessage { return v })
+	ctx := ctxT(t)
+	var got mpk.RawMessage
+	if err := a.CallInto(ctx, &got, "echo", nested(1022)); err != nil || !bytes.Equal(got, nested(1022)) {
+		t.Fatalf("1022 deep: %v", err)
+	}
+	_, err := a.Call(ctx, "echo", nested(1023))
+	var de *mpk.DecodeError
+	// The server ends the connection; the client learns why from its msgid-0 answer.
+	var ce *ConnError
+	if !errors.As(err, &ce) || !errors.Is(err, io.EOF) || !strings.Contains(ce.Peer, "depth_limit") {
+		t.Fatalf("1023 deep: %v", err)
+	}
+	<-b.Done()
+	if !errors.As(b.Err(), &de) || de.Kind != mpk.DepthLimit {
+		t.Fatalf("server ended with %v", b.Err())
 	}
 }

@@ -108,9 +108,21 @@ func integer(v any) (int64, bool) {
 // Cause is io.EOF (the peer closed), a read error (a reset), a *mpk.DecodeError (the peer sent bytes
 // that are not MessagePack, or over the endpoint's limits; Truncated when the connection ended
 // inside a message) or ErrClosed (Close was called).
-type ConnError struct{ Cause error }
+//
+// Peer is the message of the last msgid-0 error response the peer sent, if any: how a peer
+// (mpkrpc, Neovim) says what it found wrong with our messages before it closes the connection.
+type ConnError struct {
+	Cause error
+	Peer  string
+}
 
-func (e *ConnError) Error() string { return "mpkrpc: connection ended: " + e.Cause.Error() }
+func (e *ConnError) Error() string {
+	s := "mpkrpc: connection ended: " + e.Cause.Error()
+	if e.Peer != "" {
+		s += " (the peer's last msgid-0 error: " + e.Peer + ")"
+	}
+	return s
+}
 func (e *ConnError) Unwrap() error { return e.Cause }
 
 // ErrClosed is the cause of a ConnError after Close.
