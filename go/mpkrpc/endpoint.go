@@ -293,11 +293,6 @@ func (ep *Endpoint) CallInto(ctx context.Context, result any, method string, arg
 // be encoded fails the Pending at once, and nothing is sent.
 func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending {
 	p := &Pending{ep: ep, Method: method, done: make(chan struct{})}
-	params, err := ep.encodeParams(args)
-	if err != nil {
-		p.finish(nil, nil, fmt.Errorf("mpkrpc: arguments of %s: %w", method, err))
-		return p
-	}
 	if err := ctx.Err(); err != nil {
 		p.finish(nil, nil, fmt.Errorf("mpkrpc: %s: %w", method, err))
 		return p
@@ -310,18 +305,30 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 	}
 	p.MsgID = ep.allocID()
 	ep.pending[p.MsgID] = p
-	if ctx.Done() != nil {
-		// Set under ep.mu: whoever finishes p (reader, shutdown, abandon) takes ep.mu first.
-		p.stop = context.AfterFunc(ctx, func() { ep.abandon(p, ctx.Err()) })
-	}
 	ep.mu.Unlock()
 
-	b := make([]byte, 0, 16+len(method)+len(params))
+	b := make([]byte, 0, 64+len(method))
 	b = mpk.AppendArrayHeader(b, 4)
 	b = mpk.AppendInt(b, typeRequest)
 	b = mpk.AppendUint(b, uint64(p.MsgID))
 	b = mpk.AppendString(b, method)
-	b = append(b, params...)
+	b, err := ep.appendParams(b, args)
+	if err != nil {
+		// Nothing was sent: the id is free again.
+		ep.mu.Lock()
+		delete(ep.pending, p.MsgID)
+		ep.mu.Unlock()
+		p.finish(nil, nil, fmt.Errorf("mpkrpc: arguments of %s: %w", method, err))
+		return p
+	}
+	if ctx.Done() != nil {
+		ep.mu.Lock()
+		if ep.pending[p.MsgID] == p {
+			// Set under ep.mu: whoever finishes p (reader, shutdown, abandon) takes ep.mu first.
+			p.stop = context.AfterFunc(ctx, func() { ep.abandon(p, ctx.Err()) })
+		}
+		ep.mu.Unlock()
+	}
 	if err := ep.write(b); err != nil {
 		ep.mu.Lock()
 		if ep.pending[p.MsgID] == p {
@@ -365,29 +372,26 @@ func (ep *Endpoint) abandon(p *Pending, err error) {
 
 // Notify sends a notification. It returns once the message is written.
 func (ep *Endpoint) Notify(method string, args ...any) error {
-	params, err := ep.encodeParams(args)
-	if err != nil {
-		return fmt.Errorf("mpkrpc: arguments of %s: %w", method, err)
-	}
 	if err := ep.Err(); err != nil {
 		return err
 	}
-	b := make([]byte, 0, 8+len(method)+len(params))
+	b := make([]byte, 0, 64+len(method))
 	b = mpk.AppendArrayHeader(b, 3)
 	b = mpk.AppendInt(b, typeNotification)
 	b = mpk.AppendString(b, method)
-	b = append(b, params...)
+	b, err := ep.appendParams(b, args)
+	if err != nil {
+		return fmt.Errorf("mpkrpc: arguments of %s: %w", method, err)
+	}
 	return ep.write(b)
 }
 
-func (ep *Endpoint) encodeParams(args []any) ([]byte, error) {
-	b := mpk.AppendArrayHeader(nil, uint32(len(args)))
+// appendParams appends the params array of args to b.
+func (ep *Endpoint) appendParams(b []byte, args []any) ([]byte, error) {
+	b = mpk.AppendArrayHeader(b, uint32(len(args)))
 	for i, a := range args {
-		w, err := ep.opts.Ext.toWire(a)
-		if err == nil {
-			b, err = mpk.MarshalAppend(b, w)
-		}
-		if err != nil {
+		var err error
+		if b, err = ep.appendValue(b, a); err != nil {
 			return nil, fmt.Errorf("argument %d: %w", i, err)
 		}
 	}
@@ -405,18 +409,17 @@ func (ep *Endpoint) write(b []byte) error {
 }
 
 func (ep *Endpoint) respond(id uint32, errv any, result any) {
-	b := mpk.AppendArrayHeader(nil, 4)
+	b := make([]byte, 0, 64)
+	b = mpk.AppendArrayHeader(b, 4)
 	b = mpk.AppendInt(b, typeResponse)
 	b = mpk.AppendUint(b, uint64(id))
-	head, err := ep.encodeValue(errv)
-	var body []byte
+	head := len(b)
+	b, err := ep.appendValue(b, errv)
 	if err == nil {
-		body, err = ep.encodeValue(result)
+		b, err = ep.appendValue(b, result)
 	}
-	if err == nil {
-		b = append(append(b, head...), body...)
-	} else {
-		b = mpk.AppendArrayHeader(b, 2)
+	if err != nil {
+		b = mpk.AppendArrayHeader(b[:head], 2)
 		b = mpk.AppendInt(b, NeovimException)
 		b = mpk.AppendString(b, "mpkrpc: cannot encode the response: "+err.Error())
 		b = mpk.AppendNil(b)
@@ -424,12 +427,16 @@ func (ep *Endpoint) respond(id uint32, errv any, result any) {
 	_ = ep.write(b) // a failed write ends the connection through the reader
 }
 
-func (ep *Endpoint) encodeValue(v any) ([]byte, error) {
+// appendValue appends v's encoding (registered ext types converted) to b.
+func (ep *Endpoint) appendValue(b []byte, v any) ([]byte, error) {
+	if v == nil {
+		return mpk.AppendNil(b), nil
+	}
 	w, err := ep.opts.Ext.toWire(v)
 	if err != nil {
-		return nil, err
+		return b, err
 	}
-	return mpk.Marshal(w)
+	return mpk.MarshalAppend(b, w)
 }
 
 // decodeAny decodes one value into an `any` with the endpoint's options.
