@@ -739,3 +739,26 @@ func TestEndpointDepthLimit(t *testing.T) {
 		t.Fatalf("server ended with %v", b.Err())
 	}
 }
+
+// An argument mpk cannot encode fails the call before anything is sent, and frees its msgid.
+func TestEndpointUnencodableArgument(t *testing.T) {
+	ep, peer := newRawPeer(t, nil)
+	_, err := ep.Call(ctxT(t), "f", 1, make(chan int))
+	var ue *mpk.UnsupportedTypeError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "argument 1") {
+		t.Fatalf("call: %v", err)
+	}
+	if err := ep.Notify("g", func() {}); !errors.As(err, &ue) {
+		t.Fatalf("notify: %v", err)
+	}
+	ep.mu.Lock()
+	n := len(ep.pending)
+	ep.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d calls left pending", n)
+	}
+	p := ep.Go(ctxT(t), "h")
+	if m := peer.read(); m[2] != "h" || m[1] != int64(p.MsgID) {
+		t.Fatalf("peer got %v first", m)
+	}
+}
