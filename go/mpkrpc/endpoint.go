@@ -94,8 +94,9 @@ type Endpoint struct {
 	pending   map[uint32]*Pending
 	abandoned map[uint32]struct{} // cancelled calls whose reply may still come
 	nextID    uint32
-	err       error  // *ConnError once ended
-	peerErr   string // the last msgid-0 error the peer sent
+	err       error         // *ConnError once ended
+	peerErr   string        // the last msgid-0 error the peer sent
+	idle      chan struct{} // poked when a call or a request handler finishes (Shutdown)
 
 	done      chan struct{}
 	ctx       context.Context
@@ -116,7 +117,7 @@ type Endpoint struct {
 // time, and a request for a method not (yet) registered gets an "Invalid method" error.
 func New(rwc io.ReadWriteCloser, opts *Options) *Endpoint {
 	ep := &Endpoint{rwc: rwc, pending: map[uint32]*Pending{}, abandoned: map[uint32]struct{}{},
-		nextID: 1, done: make(chan struct{}), nwake: make(chan struct{}, 1)}
+		nextID: 1, done: make(chan struct{}), nwake: make(chan struct{}, 1), idle: make(chan struct{}, 1)}
 	if opts != nil {
 		ep.opts = *opts
 	}
@@ -165,6 +166,41 @@ func (ep *Endpoint) Close() error {
 	ep.dropNotes = true
 	ep.nmu.Unlock()
 	return ep.shutdown(ErrClosed)
+}
+
+// Shutdown is the graceful Close: it waits until none of the endpoint's calls is pending and no
+// request from the peer is being served or queued (their responses sent), then closes. Calls and
+// requests that start meanwhile are waited for too. If ctx is done first, or the connection ends,
+// it closes at once and returns ctx's error (or nil).
+func (ep *Endpoint) Shutdown(ctx context.Context) error {
+	for {
+		ep.mu.Lock()
+		calls := len(ep.pending)
+		ep.mu.Unlock()
+		ep.nmu.Lock()
+		serving := ep.running + len(ep.reqs)
+		ep.nmu.Unlock()
+		if calls == 0 && serving == 0 {
+			ep.Close()
+			return nil
+		}
+		select {
+		case <-ep.idle:
+		case <-ep.done:
+			ep.Close()
+			return nil
+		case <-ctx.Done():
+			ep.Close()
+			return ctx.Err()
+		}
+	}
+}
+
+func (ep *Endpoint) poke() {
+	select {
+	case ep.idle <- struct{}{}:
+	default:
+	}
 }
 
 // Done is closed when the endpoint has ended; Err then gives the *ConnError.
@@ -318,6 +354,7 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 		ep.mu.Lock()
 		delete(ep.pending, p.MsgID)
 		ep.mu.Unlock()
+		ep.poke()
 		p.finish(nil, nil, fmt.Errorf("mpkrpc: arguments of %s: %w", method, err))
 		return p
 	}
@@ -368,6 +405,7 @@ func (ep *Endpoint) abandon(p *Pending, err error) {
 	}
 	ep.mu.Unlock()
 	p.finish(nil, nil, fmt.Errorf("mpkrpc: %s (msgid %d): %w", p.Method, p.MsgID, err))
+	ep.poke()
 }
 
 // Notify sends a notification. It returns once the message is written.
@@ -597,6 +635,7 @@ func (ep *Endpoint) readLoop() {
 			ep.mu.Unlock()
 			if p != nil {
 				p.finish(m.errv, m.result, nil)
+				ep.poke()
 			} else if !late {
 				if m.msgid == 0 {
 					ep.mu.Lock()
@@ -687,6 +726,7 @@ func (ep *Endpoint) serveLoop(m message) {
 		if len(ep.reqs) == 0 || ep.dropNotes {
 			ep.running--
 			ep.nmu.Unlock()
+			ep.poke()
 			return
 		}
 		raw := ep.reqs[0]

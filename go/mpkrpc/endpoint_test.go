@@ -762,3 +762,49 @@ func TestEndpointUnencodableArgument(t *testing.T) {
 		t.Fatalf("peer got %v first", m)
 	}
 }
+
+// Shutdown waits for the endpoint's pending calls and for the requests it serves, then closes.
+func TestEndpointShutdown(t *testing.T) {
+	ep, peer := newRawPeer(t, nil)
+	release := make(chan struct{})
+	ep.Register("slow", func() string { <-release; return "done" })
+	p := ep.Go(ctxT(t), "mine")
+	req := peer.read()
+	peer.send(0, 77, "slow", []any{})
+	shut := make(chan error, 1)
+	go func() { shut <- ep.Shutdown(ctxT(t)) }()
+	// Neither the call nor the request is finished: the endpoint stays open.
+	peer.send(1, req[1], nil, "answer")
+	if v, err := p.Value(); err != nil || v != "answer" {
+		t.Fatalf("pending call during Shutdown: %v, %v", v, err)
+	}
+	select {
+	case <-ep.Done():
+		t.Fatal("closed before the request it serves was answered")
+	default:
+	}
+	close(release)
+	if resp := peer.read(); resp[1] != int64(77) || resp[3] != "done" {
+		t.Fatalf("response %v", resp)
+	}
+	if err := <-shut; err != nil {
+		t.Fatal(err)
+	}
+	<-ep.Done()
+	if !errors.Is(ep.Err(), ErrClosed) {
+		t.Fatalf("ended with %v", ep.Err())
+	}
+
+	// A context that ends first closes at once.
+	ep2, peer2 := newRawPeer(t, nil)
+	p2 := ep2.Go(ctxT(t), "never")
+	peer2.read()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ep2.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if _, err := p2.Value(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("pending call: %v", err)
+	}
+}
