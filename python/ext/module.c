@@ -122,7 +122,6 @@ PyDoc_STRVAR(unpackb__doc__,
 static PyMethodDef module_methods[] = {
     {"packb", (PyCFunction)(void (*)(void))mpkpy_packb, METH_FASTCALL | METH_KEYWORDS, packb__doc__},
     {"unpackb", (PyCFunction)(void (*)(void))mpkpy_unpackb, METH_FASTCALL | METH_KEYWORDS, unpackb__doc__},
-    {"_unpackb_core", (PyCFunction)mpkpy_unpackb_core, METH_O, "unpackb on the core's mpk_reader (bench only)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -50,7 +50,6 @@ extern PyTypeObject mpkpy_PackerType;
 extern PyTypeObject mpkpy_UnpackerType;
 PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *mpkpy_unpackb_core(PyObject *self, PyObject *packed);
 int mpkpy_packer_init_module(void);
 int mpkpy_decoder_init_module(void);
 void mpkpy_unpackb_init_defaults(void);

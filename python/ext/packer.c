@@ -13,6 +13,7 @@
 #include "mpk/writer.h"
 #include "bytes_copy.h"
 #include "dict_entries.h"
+#include "stack_guard.h"
 
 /* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
 #define PACK_NEST_LIMIT 1024
@@ -227,6 +228,14 @@ static MPK__NOINLINE int nest_error(void)
     return -1;
 }
 
+/* A container level the thread's C stack has no room for (stack_guard.h): the encoder recurses once
+ * per level, and a thread may have far less stack than PACK_NEST_LIMIT levels take. */
+static MPK__NOINLINE int stack_error(void)
+{
+    PyErr_SetString(PyExc_ValueError, "recursion limit exceeded: nested deeper than the C stack allows.");
+    return -1;
+}
+
 /* Packs str, int and float inline (1), or returns 0 for anything else. These run no Python code,
  * so the caller need not hold a reference to the item while they run. */
 MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
@@ -264,7 +273,8 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
 /* msgpack-python refuses any object, scalars too, nested deeper than its limit; the scalars packed
  * inline in the container loops have no check of their own, so the container checks for them. */
 
-#define CHILDREN_TOO_DEEP(depth, n) UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0)
+#define CHILDREN_TOO_DEEP(depth, n) \
+    (UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0) || UNLIKELY(mpkpy_stack_exhausted(depth)))
 
 /* Copies n <= 255 bytes with 16-, 8-, 4-byte moves, the last one overlapping the one before, and
  * never reads past src + n. GCC expands a memcpy whose length it knows to be small into `rep
@@ -370,7 +380,7 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
 
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
 {
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
@@ -409,7 +419,7 @@ MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t 
 static int pack_list(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyList_GET_SIZE(o);
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
@@ -465,7 +475,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
 static int pack_dict(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyDict_GET_SIZE(o);
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY(e->o->sort_keys)) {
         PyObject *items = PyDict_Items(o);
         if (!items) return -1;
@@ -566,7 +576,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     if (CHILDREN_TOO_DEEP(depth, n)) {
         Py_DECREF(seq);
-        return nest_error();
+        return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     }
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         Py_DECREF(seq);
@@ -677,6 +687,7 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
     PyObject *converted = NULL; /* owns the object being packed after a conversion */
 
     if (depth > PACK_NEST_LIMIT) return nest_error();
+    if (UNLIKELY(mpkpy_stack_exhausted(depth))) return stack_error();
     for (;;) {
         PyTypeObject *t = Py_TYPE(o);
         if (o == Py_None) {

@@ -141,26 +141,6 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return result;
 }
 
-/* _unpackb_core(packed): unpackb with default options on the C core's pull reader, for the
- * benchmark that compares it with the switch decoder. */
-PyObject *mpkpy_unpackb_core(PyObject *self, PyObject *packed)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(packed, &view, PyBUF_SIMPLE) < 0) return NULL;
-    mpkpy_decoder d;
-    d.start = d.p = (const uint8_t *)view.buf;
-    d.end = d.start + view.len;
-    d.base = 0;
-    d.o = &unpackb_defaults;
-    PyObject *value = mpkpy_decode_core(&d);
-    if (value && d.p != d.end) {
-        mpkpy_raise_extra(value, (const char *)d.p, d.end - d.p, d.p - d.start);
-        Py_CLEAR(value);
-    }
-    PyBuffer_Release(&view);
-    return value;
-}
-
 /* ================================================================================================
  * Unpacker
  * ==============================================================================================*/
@@ -177,6 +157,7 @@ typedef struct {
     PyObject *file_read;      /* file_like.read, or NULL when fed */
     Py_ssize_t read_size, max_buffer_size;
     int ready;
+    int busy;                 /* a call is running: a hook or file_like.read() may call us back */
 } Unpacker;
 
 enum { WANT_VALUE, WANT_SKIP, WANT_ARRAY, WANT_MAP };
@@ -231,6 +212,19 @@ static int check_ready(Unpacker *self)
     return 0;
 }
 
+/* A call made while another runs — from a hook, or from file_like.read() — would move or refill the
+ * buffer the running decode reads: refused, and the running call goes on unharmed. */
+static int check_not_busy(Unpacker *self)
+{
+    if (UNLIKELY(self->busy)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Unpacker is already running a call (called again from a hook or from "
+                        "file_like.read())");
+        return -1;
+    }
+    return 0;
+}
+
 /* Reads more from the file: 1 if bytes came, 0 at the end of the file, -1 on error. */
 static int read_more(Unpacker *self, Py_ssize_t at_least)
 {
@@ -256,9 +250,8 @@ static int read_more(Unpacker *self, Py_ssize_t at_least)
 
 /* One step of the stream. Returns the value (a new reference; for headers an int), or NULL with an
  * exception, or NULL with no exception when the value is not all there yet (out of data). */
-static PyObject *stream_next(Unpacker *self, int want)
+static PyObject *stream_step(Unpacker *self, int want)
 {
-    if (check_ready(self) < 0) return NULL;
     for (;;) {
         Py_ssize_t avail = self->len - self->pos;
         if (avail > 0 && avail >= self->need) {
@@ -303,8 +296,18 @@ static PyObject *stream_next(Unpacker *self, int want)
     }
 }
 
+static PyObject *stream_next(Unpacker *self, int want)
+{
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
+    self->busy = 1;
+    PyObject *r = stream_step(self, want);
+    self->busy = 0;
+    return r;
+}
+
 static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
 {
+    if (check_not_busy(self) < 0) return -1;
     PyObject *file_like = Py_None, *object_hook = Py_None, *list_hook = Py_None,
              *unicode_errors = Py_None, *object_pairs_hook = Py_None, *ext_hook = mpkpy_ExtType,
              *float32_type = Py_None;
@@ -388,7 +391,7 @@ static int Unpacker_clear(Unpacker *self)
 
 static PyObject *Unpacker_feed(Unpacker *self, PyObject *data)
 {
-    if (check_ready(self) < 0) return NULL;
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
     if (self->file_read) {
         PyErr_SetString(PyExc_AssertionError, "unpacker.feed() is not be able to use with `file_like`.");
         return NULL;
@@ -437,9 +440,19 @@ static PyObject *Unpacker_iternext(Unpacker *self)
     return stream_next(self, WANT_VALUE);
 }
 
+static PyObject *read_bytes(Unpacker *self, PyObject *arg);
+
 static PyObject *Unpacker_read_bytes(Unpacker *self, PyObject *arg)
 {
-    if (check_ready(self) < 0) return NULL;
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
+    self->busy = 1;
+    PyObject *r = read_bytes(self, arg);
+    self->busy = 0;
+    return r;
+}
+
+static PyObject *read_bytes(Unpacker *self, PyObject *arg)
+{
     Py_ssize_t n = PyLong_AsSsize_t(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
     if (n < 0) {

@@ -149,13 +149,3 @@ def outcome(fn, data):
         return (type(e).__name__, e.kind, e.offset)
     except ValueError as e:
         return type(e).__name__
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if "limits" not in c.values[0] and "msgpack" in c.values[0]])
-def test_core_reader_engine_agrees(case):
-    """unpackb's own switch and the C core's mpk_reader (kept for the bench) decode alike."""
-    forms = case["msgpack"] if isinstance(case["msgpack"], list) else [case["msgpack"]]
-    from mpk import _mpk
-    for form in forms:
-        data = ref.unhex(form)
-        assert outcome(_mpk._unpackb_core, data) == outcome(mpk.unpackb, data)
