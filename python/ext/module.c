@@ -51,6 +51,19 @@ fail:
     return NULL;
 }
 
+int mpkpy_get_view(PyObject *obj, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) == 0) return 0;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) || !PyObject_CheckBuffer(obj)) return -1;
+    /* not contiguous: PyBytes_FromObject copies through PyBuffer_ToContiguous */
+    PyErr_Clear();
+    PyObject *copy = PyBytes_FromObject(obj);
+    if (!copy) return -1;
+    int rc = PyObject_GetBuffer(copy, view, PyBUF_SIMPLE);
+    Py_DECREF(copy); /* the view holds it */
+    return rc;
+}
+
 PyObject *mpkpy_raise_extra(PyObject *unpacked, const char *extra, Py_ssize_t n, Py_ssize_t offset)
 {
     PyObject *bytes = PyBytes_FromStringAndSize(extra, n);

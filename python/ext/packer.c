@@ -680,6 +680,37 @@ static int is_instance(PyObject *o, PyObject *cls, int strict)
     return PyObject_IsInstance(o, cls);
 }
 
+/* msgpack-python's ExtType and Timestamp, in a code base that uses both libraries: packed as what they
+ * are (an ext, a timestamp), not as the tuple and object they also are, so that moving half of the
+ * calls to mpk does not change the bytes. The package is never imported here: only when it is in
+ * sys.modules already are its classes looked up (again whenever the module object changes). */
+static PyObject *foreign_module, *foreign_ext, *foreign_ts;
+
+/* 1: msgpack.ExtType, 2: msgpack.Timestamp, 0: neither (or msgpack not loaded), -1: error */
+static int foreign_kind(PyObject *o, int strict)
+{
+    static PyObject *name;
+    if (!name && !(name = PyUnicode_InternFromString("msgpack"))) return -1;
+    PyObject *m = PyImport_GetModule(name);
+    if (!m) return PyErr_Occurred() ? -1 : 0;
+    if (m != foreign_module) {
+        PyObject *ext = PyObject_GetAttrString(m, "ExtType");
+        if (!ext) PyErr_Clear();
+        PyObject *ts = PyObject_GetAttrString(m, "Timestamp");
+        if (!ts) PyErr_Clear();
+        Py_XSETREF(foreign_ext, ext);
+        Py_XSETREF(foreign_ts, ts);
+        Py_XSETREF(foreign_module, Py_NewRef(m));
+    }
+    Py_DECREF(m);
+    int rc;
+    if (foreign_ext && PyType_Check(foreign_ext) && (rc = is_instance(o, foreign_ext, strict)) != 0)
+        return rc < 0 ? -1 : 1;
+    if (foreign_ts && PyType_Check(foreign_ts) && (rc = is_instance(o, foreign_ts, strict)) != 0)
+        return rc < 0 ? -1 : 2;
+    return 0;
+}
+
 static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
 {
     const encoder_options *opt = e->o;
@@ -720,6 +751,21 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
             rc = pack_timestamp(e, o);
             break;
         }
+        if (t != &PyTuple_Type && t != &PyDict_Type && t != &PyList_Type) {
+            int foreign = foreign_kind(o, strict);
+            if (foreign < 0) { rc = -1; break; }
+            if (foreign == 1) {
+                PyObject *code = PyObject_GetAttrString(o, "code"), *data = code ? PyObject_GetAttrString(o, "data") : NULL;
+                rc = data ? pack_ext(e, code, data) : -1;
+                Py_XDECREF(code);
+                Py_XDECREF(data);
+                break;
+            }
+            if (foreign == 2) {
+                rc = pack_timestamp(e, o);
+                break;
+            }
+        }
         if (!strict) {
             if (PyUnicode_Check(o)) { rc = pack_str(e, o); break; }
             if (PyLong_Check(o)) {
@@ -746,14 +792,14 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
             }
             if (PyObject_CheckBuffer(o) && PyMemoryView_Check(o)) {
                 Py_buffer view;
-                if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+                if (mpkpy_get_view(o, &view) < 0) { rc = -1; break; }
                 rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
                 PyBuffer_Release(&view);
                 break;
             }
         } else if (t == &PyMemoryView_Type) {
             Py_buffer view;
-            if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+            if (mpkpy_get_view(o, &view) < 0) { rc = -1; break; }
             rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
             PyBuffer_Release(&view);
             break;
@@ -849,9 +895,29 @@ static char *packer_kwlist[] = {"default", "use_single_float", "autoreset", "use
                                 "strict_types", "datetime", "unicode_errors", "buf_size",
                                 "sort_keys", "dataclass", "enum", "uuid", "date", "naive_utc", NULL};
 
-/* Parses Packer's keywords (args must be empty). autoreset goes to *autoreset. */
-static int encoder_options_parse(encoder_options *o, int *autoreset, PyObject *args, PyObject *kwargs,
-                                 const char *fname)
+/* buf_size as msgpack-python reads it: None (the default), or an int (a float is truncated) that
+ * becomes the buffer's first capacity; TypeError for anything else, OverflowError below 0. */
+static int buf_size_arg(PyObject *buf_size, size_t *out)
+{
+    *out = 0;
+    if (buf_size == Py_None) return 0;
+    PyObject *n = PyFloat_Check(buf_size) ? PyNumber_Long(buf_size) : NULL;
+    if (!n && PyErr_Occurred()) return -1;
+    if (!n && !PyLong_Check(buf_size)) {
+        PyErr_SetString(PyExc_TypeError, "an integer is required");
+        return -1;
+    }
+    size_t v = PyLong_AsSize_t(n ? n : buf_size);
+    Py_XDECREF(n);
+    if (v == (size_t)-1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses Packer's keywords (args must be empty). autoreset goes to *autoreset, buf_size to
+ * *initial (0: the default). */
+static int encoder_options_parse(encoder_options *o, int *autoreset, size_t *initial, PyObject *args,
+                                 PyObject *kwargs, const char *fname)
 {
     PyObject *default_fn = Py_None, *unicode_errors = Py_None, *buf_size = Py_None;
     int use_single_float = 0, ar = 1, use_bin_type = 1, strict_types = 0, datetime = 0, sort_keys = 0;
@@ -863,6 +929,9 @@ static int encoder_options_parse(encoder_options *o, int *autoreset, PyObject *a
                                      &datetime, &unicode_errors, &buf_size, &sort_keys, &dataclass,
                                      &enum_, &uuid, &date, &naive_utc))
         return -1;
+    size_t buf_size_v;
+    if (buf_size_arg(buf_size, &buf_size_v) < 0) return -1;
+    if (initial) *initial = buf_size_v;
     if (default_fn != Py_None && !PyCallable_Check(default_fn)) {
         PyErr_SetString(PyExc_TypeError, "default must be a callable.");
         return -1;
@@ -1078,7 +1147,7 @@ PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         for (i = 0; i < nk; i++)
             if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) break;
         encoder_options opt;
-        if (i == nk && encoder_options_parse(&opt, NULL, empty, kwargs, "packb") == 0) {
+        if (i == nk && encoder_options_parse(&opt, NULL, NULL, empty, kwargs, "packb") == 0) {
             result = packb_with(args[0], &opt);
             encoder_options_clear(&opt);
         }
@@ -1100,6 +1169,15 @@ typedef struct {
     Py_ssize_t exports; /* live memoryviews from getbuffer(): the buffer must not move */
 } Packer;
 
+static int check_not_exported(Packer *self)
+{
+    if (self->exports > 0) {
+        PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
+        return -1;
+    }
+    return 0;
+}
+
 static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
 {
     encoder_options opt;
@@ -1108,12 +1186,22 @@ static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Packer() takes no positional arguments");
         return -1;
     }
-    if (encoder_options_parse(&opt, &autoreset, args, kwargs, "Packer") < 0) return -1;
+    size_t initial = 0;
+    if (encoder_options_parse(&opt, &autoreset, &initial, args, kwargs, "Packer") < 0) return -1;
+    if (check_not_exported(self) < 0) {
+        encoder_options_clear(&opt);
+        return -1;
+    }
     encoder_options_clear(&self->opt);
     self->opt = opt;
     self->autoreset = autoreset;
     mpk_writer_destroy(&self->w);
-    mpk_writer_init_growable(&self->w, 1024);
+    mpk_writer_init_growable(&self->w, initial ? initial : 1024);
+    if (mpk_writer_error(&self->w) != MPK_OK) {
+        mpk_writer_init_growable(&self->w, 1024);
+        PyErr_SetString(PyExc_MemoryError, "Unable to allocate internal buffer.");
+        return -1;
+    }
     return 0;
 }
 
@@ -1147,22 +1235,27 @@ static int Packer_clear(Packer *self)
     return 0;
 }
 
-static int check_not_exported(Packer *self)
+/* Drops what was written after `mark` bytes, and a write error with it (growable mode: the bytes
+ * before the mark are intact whether or not a growth failed). The core has no call for this yet. */
+static void writer_rewind(mpk_writer *w, size_t mark)
 {
-    if (self->exports > 0) {
-        PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
-        return -1;
+    if (mark == 0 || w->buf == NULL) {
+        mpk_writer_reset(w);
+        return;
     }
-    return 0;
+    w->pos = w->buf + mark;
+    w->end = w->cap_end;
+    w->error = MPK_OK;
 }
 
 /* The end of every public write: with autoreset, hand back the bytes and empty the buffer. On an
- * error the buffer is emptied too, as msgpack-python does, so no half value stays in it. */
-static PyObject *finish_write(Packer *self, int rc)
+ * error the half-written value is dropped and what the buffer held before the call stays (with
+ * autoreset=False, the values packed by earlier calls). */
+static PyObject *finish_write(Packer *self, int rc, size_t mark)
 {
     if (rc < 0 || mpk_writer_error(&self->w) != MPK_OK) {
         if (rc >= 0) PyErr_NoMemory();
-        mpk_writer_reset(&self->w);
+        writer_rewind(&self->w, mark);
         return NULL;
     }
     if (!self->autoreset) Py_RETURN_NONE;
@@ -1174,11 +1267,12 @@ static PyObject *finish_write(Packer *self, int rc)
 static PyObject *Packer_pack(Packer *self, PyObject *obj)
 {
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = encode_top(&e, obj);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static int count_arg(PyObject *arg, const char *what, uint32_t *out)
@@ -1206,26 +1300,29 @@ static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
     if (check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     mpk_write_array(&self->w, n);
-    return finish_write(self, 0);
+    return finish_write(self, 0, mark);
 }
 
 static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
     if (check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     mpk_write_map(&self->w, n);
-    return finish_write(self, 0);
+    return finish_write(self, 0, mark);
 }
 
 static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
 {
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1243,13 +1340,14 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
         return NULL;
     }
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     e.o = &self->opt;
     e.errors = NULL;
     e.plain = 0;
     int rc = pack_ext(&e, args[0], args[1]);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static PyObject *Packer_bytes(Packer *self, PyObject *unused)

@@ -73,12 +73,6 @@ static PyObject *unpackb_with(Py_buffer *view, const mpkpy_unpack_options *o)
     return value;
 }
 
-static int get_view(PyObject *obj, Py_buffer *view)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
-    return 0;
-}
-
 PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
@@ -93,7 +87,7 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
         view.buf = PyBytes_AS_STRING(packed);
         view.len = PyBytes_GET_SIZE(packed);
         view.obj = NULL;
-    } else if (get_view(packed, &view) < 0) {
+    } else if (mpkpy_get_view(packed, &view) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -238,7 +232,7 @@ static int read_more(Unpacker *self, Py_ssize_t at_least)
     PyObject *data = PyObject_CallFunction(self->file_read, "n", n);
     if (!data) return -1;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+    if (mpkpy_get_view(data, &view) < 0) {
         Py_DECREF(data);
         return -1;
     }
@@ -321,7 +315,11 @@ static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
                                      &lim[2], &lim[3], &lim[4], &max_depth, &float32_type))
         return -1;
     /* msgpack-python's defaults: the limits follow max_buffer_size (0 means 2^31-1) */
-    if (max_buffer_size <= 0) max_buffer_size = 0x7fffffff;
+    if (max_buffer_size < 0 || read_size < 0) {
+        PyErr_SetString(PyExc_ValueError, "read_size and max_buffer_size must be non-negative");
+        return -1;
+    }
+    if (max_buffer_size == 0) max_buffer_size = 0x7fffffff;
     Py_ssize_t dflt[5] = {max_buffer_size, max_buffer_size, max_buffer_size, max_buffer_size / 2,
                           max_buffer_size};
     if (read_size > max_buffer_size) {
@@ -338,10 +336,13 @@ static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
     PyObject *file_read = NULL;
     if (file_like != Py_None) {
         file_read = PyObject_GetAttr(file_like, mpkpy_str_read);
-        if (!file_read || !PyCallable_Check(file_read)) {
-            Py_XDECREF(file_read);
+        if (!file_read) { /* AttributeError, as msgpack-python */
             mpkpy_unpack_options_clear(&opt);
-            PyErr_Clear();
+            return -1;
+        }
+        if (!PyCallable_Check(file_read)) {
+            Py_DECREF(file_read);
+            mpkpy_unpack_options_clear(&opt);
             PyErr_SetString(PyExc_TypeError, "`file_like.read` must be a callable.");
             return -1;
         }
@@ -397,7 +398,7 @@ static PyObject *Unpacker_feed(Unpacker *self, PyObject *data)
         return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (mpkpy_get_view(data, &view) < 0) return NULL;
     int rc = append(self, view.buf, view.len);
     PyBuffer_Release(&view);
     if (rc < 0) return NULL;
