@@ -7,6 +7,7 @@
  * cache of interned strings for short map keys. */
 #include "decoder.h"
 #include "stack_guard.h"
+#include "fast_paths.h"
 
 #include <datetime.h>
 
@@ -251,48 +252,11 @@ static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
     return u;
 }
 
-/* A new str of n ASCII bytes. On 3.11, whose str layout we know, a non-empty one is built here:
- * one PyObject_Malloc and the fields PyUnicode_New would set (a compact ASCII str), without its
- * call, its checks of size and maximum character, and the library call for the copy of a short
- * body. Elsewhere (and for the empty str, a singleton) PyUnicode_New. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(Py_REF_DEBUG) && \
-    !defined(Py_TRACE_REFS)
-MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
-{
-    if (UNLIKELY(n == 0)) return PyUnicode_New(0, 127);
-    PyASCIIObject *u = (PyASCIIObject *)PyObject_Malloc(sizeof(PyASCIIObject) + (size_t)n + 1);
-    if (UNLIKELY(u == NULL)) return PyErr_NoMemory();
-    Py_SET_TYPE(u, &PyUnicode_Type); /* a static type: no reference to take */
-    ((PyObject *)u)->ob_refcnt = 1;
-    u->length = n;
-    u->hash = -1;
-    memset(&u->state, 0, sizeof u->state);
-    u->state.kind = PyUnicode_1BYTE_KIND;
-    u->state.compact = 1;
-    u->state.ascii = 1;
-    u->state.ready = 1;
-    _Py_COMP_DIAG_PUSH
-    _Py_COMP_DIAG_IGNORE_DEPR_DECLS
-    u->wstr = NULL;
-    _Py_COMP_DIAG_POP
-    char *data = (char *)(u + 1);
-    memcpy(data, s, (size_t)n);
-    data[n] = '\0';
-    return (PyObject *)u;
-}
-#else
-MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
-{
-    PyObject *u = PyUnicode_New(n, 127);
-    if (u) memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
-    return u;
-}
-#endif
 
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
-    if (LIKELY(is_ascii(s, n))) return ascii_str(s, n);
+    if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
     PyObject *u = utf8_two_pass(s, n);
     if (u) return u;
     if (PyErr_Occurred()) return NULL; /* out of memory */
@@ -527,51 +491,17 @@ MPK__INLINE PyObject *small_int(int v)
     return Py_NewRef(small_ints[v - SMALL_INT_MIN]);
 }
 
-/* Ints beyond the table. On 3.11, whose int objects we know (a signed count of 30-bit digits after
- * the header), one of up to 64 bits is built here — one PyObject_Malloc and its digits — where
- * PyLong_From* take two more calls and a loop over the digits (3 in 5 ints of the 10k-int array
- * need an object). Elsewhere the API. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30 && \
-    !defined(Py_REF_DEBUG) && !defined(Py_TRACE_REFS)
-MPK__INLINE PyObject *int_from_magnitude(int negative, uint64_t mag) /* mag > 0 */
-{
-    Py_ssize_t ndigits = (mag >> 60) ? 3 : (mag >> 30) ? 2 : 1;
-    PyLongObject *o = (PyLongObject *)PyObject_Malloc(offsetof(PyLongObject, ob_digit) +
-                                                      (size_t)ndigits * sizeof(digit));
-    if (UNLIKELY(o == NULL)) return PyErr_NoMemory();
-    Py_SET_TYPE(o, &PyLong_Type); /* a static type: no reference to take */
-    ((PyObject *)o)->ob_refcnt = 1;
-    Py_SET_SIZE(o, negative ? -ndigits : ndigits);
-    o->ob_digit[0] = (digit)(mag & PyLong_MASK);
-    if (ndigits > 1) o->ob_digit[1] = (digit)((mag >> PyLong_SHIFT) & PyLong_MASK);
-    if (ndigits > 2) o->ob_digit[2] = (digit)(mag >> (2 * PyLong_SHIFT));
-    return (PyObject *)o;
-}
-
 MPK__INLINE PyObject *int_from(int64_t v)
 {
     if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
-    return v < 0 ? int_from_magnitude(1, 0 - (uint64_t)v) : int_from_magnitude(0, (uint64_t)v);
+    return v < 0 ? mpkpy_int_from_magnitude(1, 0 - (uint64_t)v) : mpkpy_int_from_magnitude(0, (uint64_t)v);
 }
 
 MPK__INLINE PyObject *uint_from(uint64_t u)
 {
     if (u <= SMALL_INT_MAX) return small_int((int)u);
-    return int_from_magnitude(0, u);
+    return mpkpy_int_from_magnitude(0, u);
 }
-#else
-MPK__INLINE PyObject *int_from(int64_t v)
-{
-    if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
-    return PyLong_FromLongLong(v);
-}
-
-MPK__INLINE PyObject *uint_from(uint64_t u)
-{
-    if (u <= SMALL_INT_MAX) return small_int((int)u);
-    return PyLong_FromUnsignedLongLong(u);
-}
-#endif
 
 static int small_ints_init(void)
 {
@@ -672,24 +602,6 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
     return decode_value(d, depth);
 }
 
-/* An empty list with room for n items, to be filled in order and then given its size. PyList_New(n)
- * zeroes its slots through calloc, a call and a pass over memory that the items overwrite anyway
- * (on [1, 2]: about 40 of its 113 instructions). While it is being filled the list says it is
- * empty, so the collector and any hook that finds it (gc.get_objects) see no unset slot. */
-static PyObject *list_unfilled(Py_ssize_t n)
-{
-    PyObject *list = PyList_New(0);
-    if (!list || n == 0) return list;
-    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
-    if (!items) {
-        Py_DECREF(list);
-        return PyErr_NoMemory();
-    }
-    ((PyListObject *)list)->ob_item = items;
-    ((PyListObject *)list)->allocated = n;
-    return list;
-}
 
 /* Charging the open containers. A container's count has been checked against the bytes left
  * (check_len), but so has every enclosing one's: 1,000 nested heads that each declare as many
@@ -741,7 +653,7 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
     Py_ssize_t base = d->owed + n - 1;
     PyObject *seq;
     if (LIKELY(o->use_list)) {
-        seq = list_unfilled(n);
+        seq = mpkpy_list_unfilled(n);
         if (!seq) return NULL;
         PyObject **items = ((PyListObject *)seq)->ob_item;
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -809,22 +721,6 @@ static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
     return k;
 }
 
-/* Inserts into a dict; a str key's hash is already in the object (every key from the key cache
- * has one), so on the versions that export it the insert skips the hash call. */
-MPK__INLINE int dict_set(PyObject *dict, PyObject *k, PyObject *v)
-{
-#if PY_VERSION_HEX < 0x030D0000
-    if (PyUnicode_CheckExact(k)) {
-        Py_hash_t hash = ((PyASCIIObject *)k)->hash;
-        if (hash != -1) return _PyDict_SetItem_KnownHash(dict, k, v, hash);
-    }
-#endif
-    return PyDict_SetItem(dict, k, v);
-}
-
-#ifndef MPKPY_NEW_DICT
-#define MPKPY_NEW_DICT(n) _PyDict_NewPresized(n)
-#endif
 
 /* A dict presized for n pairs that got far fewer keys (duplicates: later values replace earlier
  * ones) keeps a table for n: 15 pairs of one key make a 32-slot table for one entry, and a document
@@ -879,7 +775,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         Py_DECREF(pairs);
         return r;
     }
-    PyObject *dict = sized ? MPKPY_NEW_DICT(n) : PyDict_New();
+    PyObject *dict = sized ? mpkpy_dict_presized(n) : PyDict_New();
     if (!dict) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->owed = base - 2 * i;
@@ -891,7 +787,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
             Py_DECREF(k);
             goto fail;
         }
-        int rc = dict_set(dict, k, v);
+        int rc = mpkpy_dict_set(dict, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
         if (UNLIKELY(rc < 0)) goto fail;

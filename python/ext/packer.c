@@ -11,8 +11,7 @@
 #include <datetime.h>
 
 #include "mpk/writer.h"
-#include "bytes_copy.h"
-#include "dict_entries.h"
+#include "fast_paths.h"
 #include "stack_guard.h"
 
 /* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
@@ -134,59 +133,29 @@ static inline int pack_str(encoder *e, PyObject *o)
     return 0; /* the writer's error is sticky: checked once at the end (writer_ok) */
 }
 
-/* The value of an int of at most two digits (60 bits), read from the object without a call: most
- * ints in documents are that small. 1 if it was, else 0. */
-MPK__INLINE int small_long(PyObject *o, long long *v)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    if (PyUnstable_Long_IsCompact((PyLongObject *)o)) {
-        *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
-        return 1;
-    }
-    return 0;
-#else
-    Py_ssize_t size = Py_SIZE(o);
-    const digit *d = ((PyLongObject *)o)->ob_digit;
-    switch (size) {
-    case 0: *v = 0; return 1;
-    case 1: *v = (long long)d[0]; return 1;
-    case -1: *v = -(long long)d[0]; return 1;
-    case 2: *v = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
-    case -2: *v = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
-    default: return 0;
-    }
-#endif
-}
 
-/* Three-digit ints (61..90 bits in the object, so up to 2^64-1 when they fit) without a call:
- * ids and hashes of 2^60..2^64 are common in documents. 1 and the value written, or 0. */
+
+/* A three-digit int (mpkpy_wide_long) written without a call: 1, or 0 when it is not one or does
+ * not fit 64 bits (the caller takes the API). */
 MPK__INLINE int write_wide_long(mpk_writer *w, PyObject *o)
 {
-#if PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30
-    Py_ssize_t size = Py_SIZE(o);
-    if (size != 3 && size != -3) return 0;
-    const digit *d = ((PyLongObject *)o)->ob_digit;
-    if (d[2] >= 16) return 0; /* 2^64 or more */
-    uint64_t u = (uint64_t)d[0] | ((uint64_t)d[1] << 30) | ((uint64_t)d[2] << 60);
-    if (size > 0) {
+    uint64_t u;
+    int negative;
+    if (!mpkpy_wide_long(o, &u, &negative)) return 0;
+    if (!negative) {
         mpk_write_uint(w, u);
         return 1;
     }
     if (u > (uint64_t)1 << 63) return 0;
     mpk_write_int(w, (int64_t)(0 - u));
     return 1;
-#else
-    (void)w;
-    (void)o;
-    return 0;
-#endif
 }
 
 /* 1: packed; 0: out of int64/uint64 range (no error set); -1: error. */
 static inline int pack_long(encoder *e, PyObject *o)
 {
     long long small;
-    if (LIKELY(small_long(o, &small))) {
+    if (LIKELY(mpkpy_small_long(o, &small))) {
         mpk_write_int(e->w, small);
         return 1;
     }
@@ -252,7 +221,7 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     }
     if (t == &PyLong_Type) {
         long long v;
-        if (LIKELY(small_long(o, &v))) {
+        if (LIKELY(mpkpy_small_long(o, &v))) {
             mpk_write_int(e->w, v);
             *rc = 0;
             return 1;
@@ -351,7 +320,7 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
         mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
         w.pos = p;
         w.end = p + 9;
-        if (!small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
+        if (!mpkpy_small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
         if (v >= -32 && v <= 127) {
             *p = (uint8_t)v;
             return p + 1;

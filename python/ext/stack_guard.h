@@ -34,6 +34,8 @@
 #define MPKPY_STACK_RESERVE_MAX (256 * 1024)
 /* Used when the system does not report the thread's stack: what every platform's threads have. */
 #define MPKPY_STACK_FALLBACK (128 * 1024)
+/* At most this much below the first deep level is used, whatever the system reports. */
+#define MPKPY_STACK_CLAMP ((uintptr_t)256 * 1024 * 1024)
 
 static inline uintptr_t mpkpy_stack_here(void) { return (uintptr_t)__builtin_frame_address(0); }
 
@@ -63,10 +65,14 @@ static uintptr_t mpkpy_stack_floor_compute(void)
     size = pthread_get_stacksize_np(pthread_self());
     low = top - size;
 #endif
-    if (low == 0 || size == 0 || here <= low || here - low > ((size_t)1 << 40)) {
+    if (low == 0 || size == 0 || here <= low) {
         /* unknown: assume a small stack below the current frame */
         low = here - MPKPY_STACK_FALLBACK;
         size = MPKPY_STACK_FALLBACK;
+    } else if (here - low > MPKPY_STACK_CLAMP) {
+        /* a main thread under `ulimit -s unlimited` reports the whole gap below it: use a part */
+        low = here - MPKPY_STACK_CLAMP;
+        size = MPKPY_STACK_CLAMP;
     }
     size_t reserve = size / 4;
     if (reserve < MPKPY_STACK_RESERVE_MIN) reserve = MPKPY_STACK_RESERVE_MIN;
