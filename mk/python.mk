@@ -66,7 +66,7 @@ $(foreach v,$(PY_FOUND),$(eval $(call PY_VERSION_RULES,$(v))))
 PY_PORTABLE_VENV := python/build/venv-portable
 $(eval $(call PY_VENV_RULES,portable,$(PY_PORTABLE_VENV),$(call py_find,$(PY_DEFAULT)),MPK_PORTABLE=1))
 test-python-portable: python-versions $(PY_PORTABLE_VENV)/.mpk-installed
-	@$(SUITE) python-portable -- $(PY_PORTABLE_VENV)/bin/python -m pytest python/tests -p no:cacheprovider
+	@MPK_EXPECT_PORTABLE=1 $(SUITE) python-portable -- $(PY_PORTABLE_VENV)/bin/python -m pytest python/tests -p no:cacheprovider
 
 driver-python: $(PY_VENV)/.mpk-installed
 	@mkdir -p spec/drivers

@@ -25,6 +25,12 @@
 
 #include <stddef.h>
 
+#ifdef MPKPY_PORTABLE
+#define MPKPY_PORTABLE_BUILD 1
+#else
+#define MPKPY_PORTABLE_BUILD 0
+#endif
+
 #if !defined(MPKPY_PORTABLE) && !defined(Py_REF_DEBUG) && !defined(Py_TRACE_REFS) && !defined(Py_LIMITED_API)
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 #define MPKPY_FAST_311 1 /* the 3.11 object layouts */

@@ -1,6 +1,7 @@
 /* module.c — the mpk._mpk module: its functions, the Python objects it looks up once, and the one
  * place where the C core's error kinds become Python exceptions. */
 #include "mpk_py.h"
+#include "fast_paths.h"
 
 #include <datetime.h>
 
@@ -193,7 +194,9 @@ PyMODINIT_FUNC PyInit__mpk(void)
     Py_INCREF(&mpkpy_UnpackerType);
     if (PyModule_AddObject(m, "Packer", (PyObject *)&mpkpy_PackerType) < 0 ||
         PyModule_AddObject(m, "Unpacker", (PyObject *)&mpkpy_UnpackerType) < 0 ||
-        PyModule_AddStringConstant(m, "core_version", mpk_version()) < 0) {
+        PyModule_AddStringConstant(m, "core_version", mpk_version()) < 0 ||
+        /* which build this is: 1 when MPK_PORTABLE=1 turned the fast paths of fast_paths.h off */
+        PyModule_AddIntConstant(m, "_portable", MPKPY_PORTABLE_BUILD) < 0) {
         Py_DECREF(m);
         return NULL;
     }

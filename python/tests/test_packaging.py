@@ -58,3 +58,9 @@ def test_requires_python_states_the_tested_versions():
     with open(os.path.join(REPO, "mk", "python.mk"), encoding="utf-8") as f:
         supported = next(line for line in f if line.startswith("PY_SUPPORTED :="))
     assert supported.split(":=")[1].split() == ["3.11", "3.12", "3.13"]
+
+
+def test_the_build_is_the_one_the_suite_says():
+    # python-portable must run the MPK_PORTABLE=1 build, every other suite the fast one
+    from mpk import _mpk
+    assert _mpk._portable == (1 if os.environ.get("MPK_EXPECT_PORTABLE") == "1" else 0)
