@@ -1,54 +1,90 @@
 # python/ — the CPython extension (package "mpk") built on the C core's sources in c/src.
-# Suite: python (pytest: corpus, streams, differential vs msgpack-python, hypothesis, limits, leaks).
-# Driver: spec/drivers/python. Bench: bench-python (writes bench/results/python.md).
-# The venv lives in python/build/venv; the targets create it and install what they need.
-SUITES  += python
+# Suites: python-<version> for every supported CPython this machine has (pytest: corpus, streams,
+# differential vs msgpack-python, hypothesis, limits, hostile input, leaks, stubs under mypy), and
+# python-portable (the same tests on a build with every version-specific fast path turned off,
+# MPKPY_PORTABLE; see python/ext/fast_paths.h). Driver: spec/drivers/python. Bench: bench-python.
+# Each version has its own venv in python/build/venv-<version>; builds go to python/build/ too.
 DRIVERS += python
 BENCHES += python
 
-PY_VENV := python/build/venv
-PY := $(PY_VENV)/bin/python
-PY_DEPS_STAMP := $(PY_VENV)/.mpk-deps
-PY_PKG_STAMP := $(PY_VENV)/.mpk-installed
-PY_SOURCES := $(wildcard python/ext/*.c python/ext/*.h python/src/mpk/*.py python/src/mpk/*.pyi \
-	python/setup.py python/pyproject.toml c/src/*.c c/src/*.h c/include/*.h c/include/mpk/*.h)
+# Supported versions (python/pyproject.toml's requires-python says the same), and newer ones that
+# are run when present. An interpreter is pyenv's newest <version>.x, else python<version> on PATH.
+PY_SUPPORTED := 3.11 3.12 3.13
+PY_NEWER := 3.14 3.15 3.16
+PYENV_DIR := $(or $(PYENV_ROOT),$(HOME)/.pyenv)
+py_find = $(or $(lastword $(sort $(wildcard $(PYENV_DIR)/versions/$(1).[0-9]*/bin/python$(1)))),$(shell command -v python$(1) 2>/dev/null))
+PY_FOUND := $(foreach v,$(PY_SUPPORTED) $(PY_NEWER),$(if $(call py_find,$(v)),$(v)))
+PY_ABSENT := $(filter-out $(PY_FOUND),$(PY_SUPPORTED))
+# the version of the driver, the benchmark and the portable build: the first one found
+PY_DEFAULT := $(firstword $(PY_FOUND))
 
-.PHONY: test-python driver-python bench-python
+SUITES += $(addprefix python-,$(PY_FOUND)) python-portable
+
+PY_VENV := python/build/venv-$(PY_DEFAULT)
+PY := $(PY_VENV)/bin/python
+PY_SOURCES := $(wildcard python/ext/*.c python/ext/*.h python/src/mpk/*.py python/src/mpk/*.pyi \
+	python/setup.py python/pyproject.toml python/MANIFEST.in c/src/*.c c/src/*.h c/include/*.h c/include/mpk/*.h)
+PIP_QUIET := -q --disable-pip-version-check
 
 # python3-venv provides ensurepip for Debian's python3; pyenv's python3 has it already
 APT_PACKAGES += python3-venv python3-dev
 
-$(PY_DEPS_STAMP): python/requirements-dev.txt
-	@test -x $(PY) || python3 -m venv $(PY_VENV)
-	@$(PY) -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt
-	@touch $@
+.PHONY: test-python python-versions driver-python bench-python test-python-portable test-python-asan
 
-$(PY_PKG_STAMP): $(PY_DEPS_STAMP) $(PY_SOURCES)
-	@$(PY) -m pip install -q --disable-pip-version-check --no-deps --force-reinstall ./python
-	@touch $@
+# Prints which CPython versions run and which supported ones this machine lacks.
+python-versions:
+	@echo "python: CPython versions run: $(or $(foreach v,$(PY_FOUND),$(v) ($(call py_find,$(v)))),none)"
+	@absent="$(PY_ABSENT)"; if [ -n "$$absent" ]; then echo "python: ABSENT (supported, not tested on this machine): CPython $$absent; install it with pyenv or the system's packages"; fi
 
-test-python: $(PY_PKG_STAMP)
-	@$(SUITE) python -- $(PY) -m pytest python/tests -p no:cacheprovider
+# test-python runs every version's suite and the portable one.
+test-python: python-versions $(addprefix test-python-,$(PY_FOUND)) test-python-portable
 
-driver-python: $(PY_PKG_STAMP)
+# One venv per version: $(1) the version, $(2) the venv, $(3) the interpreter, $(4) extra build
+# environment. The build's temporary files go to the venv's own directory (MPK_BUILD_BASE), so that
+# builds for several versions and flags never share object files and the source tree stays clean.
+define PY_VENV_RULES
+$(2)/.mpk-deps: python/requirements-test.txt
+	@test -x $(2)/bin/python || $(3) -m venv $(2)
+	@$(2)/bin/python -m pip install $(PIP_QUIET) -r python/requirements-test.txt
+	@touch $$@
+
+$(2)/.mpk-installed: $(2)/.mpk-deps $(PY_SOURCES)
+	@rm -rf $(2)/mpk-build
+	@MPK_BUILD_BASE=$(CURDIR)/$(2)/mpk-build $(4) $(2)/bin/python -m pip install $(PIP_QUIET) --no-deps --no-build-isolation --force-reinstall ./python
+	@touch $$@
+endef
+
+define PY_VERSION_RULES
+$(call PY_VENV_RULES,$(1),python/build/venv-$(1),$(call py_find,$(1)),)
+test-python-$(1): python-versions python/build/venv-$(1)/.mpk-installed
+	@$(if $(filter $(1),$(PY_DEFAULT)),MPK_TEST_PACKAGING=1) $(SUITE) python-$(1) -- python/build/venv-$(1)/bin/python -m pytest python/tests -p no:cacheprovider
+endef
+$(foreach v,$(PY_FOUND),$(eval $(call PY_VERSION_RULES,$(v))))
+
+# The portable build on the default version: the fast paths of fast_paths.h off (their fallbacks
+# are what every other version runs).
+PY_PORTABLE_VENV := python/build/venv-portable
+$(eval $(call PY_VENV_RULES,portable,$(PY_PORTABLE_VENV),$(call py_find,$(PY_DEFAULT)),MPK_PORTABLE=1))
+test-python-portable: python-versions $(PY_PORTABLE_VENV)/.mpk-installed
+	@MPK_EXPECT_PORTABLE=1 $(SUITE) python-portable -- $(PY_PORTABLE_VENV)/bin/python -m pytest python/tests -p no:cacheprovider
+
+driver-python: $(PY_VENV)/.mpk-installed
 	@mkdir -p spec/drivers
 	@printf '#!/bin/sh\n# made by make driver-python\nexec "$$(dirname "$$0")/../../$(PY)" "$$(dirname "$$0")/../../python/spec_support/driver.py"\n' > spec/drivers/python
 	@chmod +x spec/drivers/python
 
-bench-python: $(PY_PKG_STAMP)
+bench-python: $(PY_VENV)/.mpk-installed
+	@$(PY) -m pip install $(PIP_QUIET) -r python/requirements-bench.txt
 	@mkdir -p bench/results
 	@$(PY) python/bench/bench.py --rounds 21 --out bench/results/python.md
 
 # The same tests with the extension built under AddressSanitizer and UBSan (not part of `make test`:
 # the interpreter is not instrumented, so the sanitizer runtimes are preloaded; leaks are left to
-# tests/test_leaks.py). Its own venv, so the optimised build above is untouched.
+# tests/test_leaks.py; allocator_may_return_null lets a huge buf_size fail with MemoryError as it
+# does without ASan). Its own venv, so the optimised build above is untouched.
 PY_ASAN_VENV := python/build/asan-venv
-.PHONY: test-python-asan
-test-python-asan:
-	@test -x $(PY_ASAN_VENV)/bin/python || python3 -m venv $(PY_ASAN_VENV)
-	@$(PY_ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt
-	@CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -O1" LDFLAGS="-fsanitize=address,undefined" \
-		$(PY_ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall --no-build-isolation ./python
-	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		$(SUITE) python-asan -- $(PY_ASAN_VENV)/bin/python -m pytest python/tests -p no:cacheprovider -s
+$(eval $(call PY_VENV_RULES,asan,$(PY_ASAN_VENV),$(call py_find,$(PY_DEFAULT)),CFLAGS="-fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -O1" LDFLAGS="-fsanitize=address -fsanitize=undefined"))
+test-python-asan: $(PY_ASAN_VENV)/.mpk-installed
+	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so)" \
+		ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(SUITE) python-asan -- $(PY_ASAN_VENV)/bin/python -m pytest python/tests -p no:cacheprovider

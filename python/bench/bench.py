@@ -157,7 +157,6 @@ LIBS = [
     ("msgspec", _msgspec_enc.encode, _msgspec_dec.decode),
     ("orjson", orjson.dumps, orjson.loads),
     # unpackb's decode built on the C core's mpk_reader instead of mpk's own switch (see README)
-    ("mpk core reader", mpk.packb, _mpk._unpackb_core),
 ]
 VERSIONS = {
     "mpk": mpk.__version__ + " (C core " + mpk.core_version + ")",
@@ -233,11 +232,10 @@ def table(rows, rounds):
         f"Medians of {rounds} rounds per cell (rotating order, one process); time per call. "
         "`x` = peer time / mpk time (above 1: mpk is faster), the median over rounds of each round's ratio, "
         "since the machine's load drifts between rounds. orjson is the JSON baseline (its own JSON bytes). "
-        "`best MP` = the faster of ormsgpack and msgspec. The last column is mpk's unpackb built on the C core's "
-        "`mpk_reader` instead of its own head-byte switch (same objects, same checks). Reproduce: `make bench-python`.",
+        "`best MP` = the faster of ormsgpack and msgspec. Reproduce: `make bench-python`.",
         "",
-        "| dataset | dir | mpk | msgpack | ormsgpack | msgspec | orjson | x msgpack | x best MP | x orjson | mpk on core reader |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| dataset | dir | mpk | msgpack | ormsgpack | msgspec | orjson | x msgpack | x best MP | x orjson |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, source, cells, med in rows:
         for d in ("pack", "unpack"):
@@ -261,8 +259,7 @@ def table(rows, rounds):
             best_ratio = per_round(["ormsgpack", "msgspec"])
             label = name if source == "file" or source == "generated" else f"{name} ({source})"
             lines.append(f"| {label} | {d} | {t('mpk')} | {t('msgpack')} | {t('ormsgpack')} | {t('msgspec')} | "
-                         f"{t('orjson')} | {ratio('msgpack')} | {best_ratio} | {ratio('orjson')} | "
-                         f"{t('mpk core reader') if d == 'unpack' else ''} |")
+                         f"{t('orjson')} | {ratio('msgpack')} | {best_ratio} | {ratio('orjson')} |")
     sizes = ", ".join(f"{name}: {cells['mpk']['size']} B" for name, _, cells, _ in rows if "mpk" in cells)
     lines += ["", f"MessagePack sizes (mpk): {sizes}.", ""]
     return "\n".join(lines)

@@ -6,6 +6,8 @@
  * checked against the bytes left, so a hostile count cannot make a large allocation), and a key
  * cache of interned strings for short map keys. */
 #include "decoder.h"
+#include "stack_guard.h"
+#include "fast_paths.h"
 
 #include <datetime.h>
 
@@ -97,6 +99,13 @@ static MPK__NOINLINE PyObject *too_deep(mpkpy_decoder *d, const uint8_t *at)
     return mpkpy_raise(MPK_ERR_DEPTH_LIMIT, OFF(d, at), what);
 }
 
+/* A container level the thread's C stack has no room for (stack_guard.h): the same kind as max_depth,
+ * since it is the same limit seen from the machine's side. */
+static MPK__NOINLINE PyObject *stack_too_deep(mpkpy_decoder *d, const uint8_t *at)
+{
+    return mpkpy_raise(MPK_ERR_DEPTH_LIMIT, OFF(d, at), "nested deeper than the C stack allows");
+}
+
 static MPK__NOINLINE PyObject *bad_byte(mpkpy_decoder *d, const uint8_t *at)
 {
     return mpkpy_raise(MPK_ERR_INVALID_BYTE, OFF(d, at), "invalid head byte 0xc1");
@@ -128,9 +137,16 @@ static inline int check_len(mpkpy_decoder *d, const uint8_t *h, Py_ssize_t field
         over_limit(d, h, n, name, limit);
         return -1;
     }
-    if (kind >= T_ARRAY && UNLIKELY(depth + 1 > o->max_depth)) {
-        too_deep(d, h);
-        return -1;
+    if (kind >= T_ARRAY) {
+        if (UNLIKELY(depth + 1 > o->max_depth)) {
+            too_deep(d, h);
+            return -1;
+        }
+        /* every level, whatever max_depth says: the decoder recurses once per level */
+        if (UNLIKELY(mpkpy_stack_exhausted(depth))) {
+            stack_too_deep(d, h);
+            return -1;
+        }
     }
     /* every value takes at least one byte: n elements need n bytes, n pairs 2n */
     Py_ssize_t size = kind == T_MAP ? 2 * n : n;
@@ -236,48 +252,11 @@ static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
     return u;
 }
 
-/* A new str of n ASCII bytes. On 3.11, whose str layout we know, a non-empty one is built here:
- * one PyObject_Malloc and the fields PyUnicode_New would set (a compact ASCII str), without its
- * call, its checks of size and maximum character, and the library call for the copy of a short
- * body. Elsewhere (and for the empty str, a singleton) PyUnicode_New. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(Py_REF_DEBUG) && \
-    !defined(Py_TRACE_REFS)
-MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
-{
-    if (UNLIKELY(n == 0)) return PyUnicode_New(0, 127);
-    PyASCIIObject *u = (PyASCIIObject *)PyObject_Malloc(sizeof(PyASCIIObject) + (size_t)n + 1);
-    if (UNLIKELY(u == NULL)) return PyErr_NoMemory();
-    Py_SET_TYPE(u, &PyUnicode_Type); /* a static type: no reference to take */
-    ((PyObject *)u)->ob_refcnt = 1;
-    u->length = n;
-    u->hash = -1;
-    memset(&u->state, 0, sizeof u->state);
-    u->state.kind = PyUnicode_1BYTE_KIND;
-    u->state.compact = 1;
-    u->state.ascii = 1;
-    u->state.ready = 1;
-    _Py_COMP_DIAG_PUSH
-    _Py_COMP_DIAG_IGNORE_DEPR_DECLS
-    u->wstr = NULL;
-    _Py_COMP_DIAG_POP
-    char *data = (char *)(u + 1);
-    memcpy(data, s, (size_t)n);
-    data[n] = '\0';
-    return (PyObject *)u;
-}
-#else
-MPK__INLINE PyObject *ascii_str(const uint8_t *s, Py_ssize_t n)
-{
-    PyObject *u = PyUnicode_New(n, 127);
-    if (u) memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
-    return u;
-}
-#endif
 
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
-    if (LIKELY(is_ascii(s, n))) return ascii_str(s, n);
+    if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
     PyObject *u = utf8_two_pass(s, n);
     if (u) return u;
     if (PyErr_Occurred()) return NULL; /* out of memory */
@@ -512,51 +491,17 @@ MPK__INLINE PyObject *small_int(int v)
     return Py_NewRef(small_ints[v - SMALL_INT_MIN]);
 }
 
-/* Ints beyond the table. On 3.11, whose int objects we know (a signed count of 30-bit digits after
- * the header), one of up to 64 bits is built here — one PyObject_Malloc and its digits — where
- * PyLong_From* take two more calls and a loop over the digits (3 in 5 ints of the 10k-int array
- * need an object). Elsewhere the API. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30 && \
-    !defined(Py_REF_DEBUG) && !defined(Py_TRACE_REFS)
-MPK__INLINE PyObject *int_from_magnitude(int negative, uint64_t mag) /* mag > 0 */
-{
-    Py_ssize_t ndigits = (mag >> 60) ? 3 : (mag >> 30) ? 2 : 1;
-    PyLongObject *o = (PyLongObject *)PyObject_Malloc(offsetof(PyLongObject, ob_digit) +
-                                                      (size_t)ndigits * sizeof(digit));
-    if (UNLIKELY(o == NULL)) return PyErr_NoMemory();
-    Py_SET_TYPE(o, &PyLong_Type); /* a static type: no reference to take */
-    ((PyObject *)o)->ob_refcnt = 1;
-    Py_SET_SIZE(o, negative ? -ndigits : ndigits);
-    o->ob_digit[0] = (digit)(mag & PyLong_MASK);
-    if (ndigits > 1) o->ob_digit[1] = (digit)((mag >> PyLong_SHIFT) & PyLong_MASK);
-    if (ndigits > 2) o->ob_digit[2] = (digit)(mag >> (2 * PyLong_SHIFT));
-    return (PyObject *)o;
-}
-
 MPK__INLINE PyObject *int_from(int64_t v)
 {
     if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
-    return v < 0 ? int_from_magnitude(1, 0 - (uint64_t)v) : int_from_magnitude(0, (uint64_t)v);
+    return v < 0 ? mpkpy_int_from_magnitude(1, 0 - (uint64_t)v) : mpkpy_int_from_magnitude(0, (uint64_t)v);
 }
 
 MPK__INLINE PyObject *uint_from(uint64_t u)
 {
     if (u <= SMALL_INT_MAX) return small_int((int)u);
-    return int_from_magnitude(0, u);
+    return mpkpy_int_from_magnitude(0, u);
 }
-#else
-MPK__INLINE PyObject *int_from(int64_t v)
-{
-    if (v >= SMALL_INT_MIN && v <= SMALL_INT_MAX) return small_int((int)v);
-    return PyLong_FromLongLong(v);
-}
-
-MPK__INLINE PyObject *uint_from(uint64_t u)
-{
-    if (u <= SMALL_INT_MAX) return small_int((int)u);
-    return PyLong_FromUnsignedLongLong(u);
-}
-#endif
 
 static int small_ints_init(void)
 {
@@ -657,34 +602,62 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
     return decode_value(d, depth);
 }
 
-/* An empty list with room for n items, to be filled in order and then given its size. PyList_New(n)
- * zeroes its slots through calloc, a call and a pass over memory that the items overwrite anyway
- * (on [1, 2]: about 40 of its 113 instructions). While it is being filled the list says it is
- * empty, so the collector and any hook that finds it (gc.get_objects) see no unset slot. */
-static PyObject *list_unfilled(Py_ssize_t n)
+
+/* Charging the open containers. A container's count has been checked against the bytes left
+ * (check_len), but so has every enclosing one's: 1,000 nested heads that each declare as many
+ * elements as there are bytes left would together presize depth times the input. So before a
+ * container is presized, the values still owed by the enclosing containers (d->owed, one byte each
+ * at least) are charged against the bytes left too: the room of all open containers together never
+ * exceeds the input. A container whose count does not fit cannot be completed by these bytes (the
+ * input is truncated, or an error comes first); it is still decoded the same way, so that the error
+ * is the same, but grown one element at a time instead of presized. */
+MPK__INLINE Py_ssize_t room_left(const mpkpy_decoder *d) { return LEFT(d) - d->owed; }
+
+/* An array that cannot fit (see room_left): a list grown by appends, as a tuple at the end when
+ * use_list is off. Its elements are read exactly as decode_array reads them. */
+static MPK__NOINLINE PyObject *decode_array_unsized(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
+    const mpkpy_unpack_options *o = d->o;
+    Py_ssize_t base = d->owed + n - 1;
     PyObject *list = PyList_New(0);
-    if (!list || n == 0) return list;
-    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
-    if (!items) {
-        Py_DECREF(list);
-        return PyErr_NoMemory();
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        d->owed = base - i;
+        PyObject *item = decode_value(d, depth + 1);
+        if (!item || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(item);
     }
-    ((PyListObject *)list)->ob_item = items;
-    ((PyListObject *)list)->allocated = n;
-    return list;
+    PyObject *seq = list;
+    if (!o->use_list) {
+        seq = PyList_AsTuple(list);
+        Py_DECREF(list);
+        if (!seq) return NULL;
+    }
+    if (UNLIKELY(o->list_hook != NULL)) {
+        PyObject *r = PyObject_CallOneArg(o->list_hook, seq);
+        Py_DECREF(seq);
+        return r;
+    }
+    return seq;
 }
 
 static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
+    if (UNLIKELY(n > room_left(d))) return decode_array_unsized(d, n, depth);
+    /* before element i the open containers owe base - i values after it */
+    Py_ssize_t base = d->owed + n - 1;
     PyObject *seq;
     if (LIKELY(o->use_list)) {
-        seq = list_unfilled(n);
+        seq = mpkpy_list_unfilled(n);
         if (!seq) return NULL;
         PyObject **items = ((PyListObject *)seq)->ob_item;
         for (Py_ssize_t i = 0; i < n; i++) {
+            d->owed = base - i;
             PyObject *item = decode_element(d, depth + 1);
             if (UNLIKELY(!item)) {
                 Py_SET_SIZE(seq, i); /* the items so far are released with it */
@@ -698,6 +671,7 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         seq = PyTuple_New(n);
         if (!seq) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
+            d->owed = base - i;
             PyObject *item = decode_value(d, depth + 1);
             if (UNLIKELY(!item)) {
                 Py_DECREF(seq);
@@ -747,35 +721,50 @@ static inline PyObject *decode_key(mpkpy_decoder *d, Py_ssize_t depth)
     return k;
 }
 
-/* Inserts into a dict; a str key's hash is already in the object (every key from the key cache
- * has one), so on the versions that export it the insert skips the hash call. */
-MPK__INLINE int dict_set(PyObject *dict, PyObject *k, PyObject *v)
+
+/* A dict presized for n pairs that got far fewer keys (duplicates: later values replace earlier
+ * ones) keeps a table for n: 15 pairs of one key make a 32-slot table for one entry, and a document
+ * of such maps holds several times the memory of the same dicts sized for what they hold. Such a
+ * dict is rebuilt by inserting its items into a new one, which sizes its table (and picks the
+ * compact str-key layout) as a dict filled by hand does; PyDict_Copy and PyDict_Update would clone
+ * or mirror the oversized table's layout. Only inputs with duplicate keys pay for it. */
+static MPK__NOINLINE PyObject *dict_shrink(PyObject *dict)
 {
-#if PY_VERSION_HEX < 0x030D0000
-    if (PyUnicode_CheckExact(k)) {
-        Py_hash_t hash = ((PyASCIIObject *)k)->hash;
-        if (hash != -1) return _PyDict_SetItem_KnownHash(dict, k, v, hash);
-    }
-#endif
-    return PyDict_SetItem(dict, k, v);
+    PyObject *small = PyDict_New(), *k, *v;
+    Py_ssize_t pos = 0;
+    while (small && PyDict_Next(dict, &pos, &k, &v))
+        if (PyDict_SetItem(small, k, v) < 0) Py_CLEAR(small);
+    Py_DECREF(dict);
+    return small;
 }
 
-#ifndef MPKPY_NEW_DICT
-#define MPKPY_NEW_DICT(n) _PyDict_NewPresized(n)
-#endif
 static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
+    /* 2n values; when they do not fit in the room the open containers leave (see room_left), the
+     * dict or pair list is not presized (dicts grow by themselves, the pair list by appends) */
+    int sized = LIKELY(2 * n <= room_left(d));
+    /* before key i the open containers owe base - 2i values after it (its value included) */
+    Py_ssize_t base = d->owed + 2 * n - 1;
     if (UNLIKELY(o->object_pairs_hook != NULL)) {
-        PyObject *pairs = PyList_New(n);
+        PyObject *pairs = PyList_New(sized ? n : 0);
         if (!pairs) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *k = decode_key(d, depth + 1), *v = NULL, *pair = NULL;
+            PyObject *k, *v = NULL, *pair = NULL;
+            d->owed = base - 2 * i;
+            k = decode_key(d, depth + 1);
+            if (k) d->owed = base - 2 * i - 1;
             if (k && (v = decode_value(d, depth + 1)) && (pair = PyTuple_New(2))) {
                 PyTuple_SET_ITEM(pair, 0, k);
                 PyTuple_SET_ITEM(pair, 1, v);
-                PyList_SET_ITEM(pairs, i, pair);
-                continue;
+                if (sized) {
+                    PyList_SET_ITEM(pairs, i, pair);
+                    continue;
+                }
+                int rc = PyList_Append(pairs, pair);
+                Py_DECREF(pair);
+                if (rc == 0) continue;
+                k = v = NULL;
             }
             Py_XDECREF(k);
             Py_XDECREF(v);
@@ -786,20 +775,26 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         Py_DECREF(pairs);
         return r;
     }
-    PyObject *dict = MPKPY_NEW_DICT(n);
+    PyObject *dict = sized ? mpkpy_dict_presized(n) : PyDict_New();
     if (!dict) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
+        d->owed = base - 2 * i;
         PyObject *k = decode_key(d, depth + 1);
         if (UNLIKELY(!k)) goto fail;
+        d->owed = base - 2 * i - 1;
         PyObject *v = decode_element(d, depth + 1);
         if (UNLIKELY(!v)) {
             Py_DECREF(k);
             goto fail;
         }
-        int rc = dict_set(dict, k, v);
+        int rc = mpkpy_dict_set(dict, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
         if (UNLIKELY(rc < 0)) goto fail;
+    }
+    /* _PyDict_NewPresized gives a plain dict for up to 5 */
+    if (UNLIKELY(n > 5 && PyDict_GET_SIZE(dict) <= n / 2) && sized) {
+        if (!(dict = dict_shrink(dict))) return NULL;
     }
     if (UNLIKELY(o->object_hook != NULL)) {
         PyObject *r = PyObject_CallOneArg(o->object_hook, dict);
@@ -943,10 +938,12 @@ static int may_pause_gc(const mpkpy_decoder *d)
 PyObject *mpkpy_decode(mpkpy_decoder *d)
 {
     d->gc_paused = 0;
+    d->owed = 0;
     d->errors = d->o->unicode_errors ? PyUnicode_AsUTF8(d->o->unicode_errors) : NULL;
     if (d->o->unicode_errors && !d->errors) return NULL;
     if (d->errors && strcmp(d->errors, "strict") == 0) d->errors = NULL;
-    /* Nesting is bounded by max_depth and by the input length; small inputs skip the guard */
+    /* Nesting is bounded by max_depth and, level by level, by the thread's C stack (check_len);
+     * the interpreter's own recursion count is taken once for the decode */
     if (d->end - d->p <= 256) return decode_value(d, 0);
     if (Py_EnterRecursiveCall(" while unpacking")) return NULL;
     /* The objects being built hold no reference cycle, so a collection run while they are built
@@ -969,6 +966,7 @@ PyObject *mpkpy_decode_defaults(mpkpy_decoder *d)
 {
     if (d->end - d->p > 256) return mpkpy_decode(d);
     d->gc_paused = 0;
+    d->owed = 0;
     d->errors = NULL;
     const uint8_t *h = d->p;
     if (LIKELY(h < d->end) && (*h & 0xf0) == 0x90) {
@@ -1059,7 +1057,22 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             else if (w_len == 2) n = mpk__load16(h + 1);
             else if (w_len == 4) n = (Py_ssize_t)mpk__load32(h + 1);
         }
-        if (check_len(d, h, fields, n, kind, w->top)) {
+        if (kind == T_ARRAY || kind == T_MAP) {
+            /* The count is not checked against the bytes there: the elements are walked as they
+             * come, so an error among them is reported as soon as its bytes arrive (a count the
+             * stream cannot fill within max_buffer_size ends in BufferFull). The limit and the
+             * depth are checked as everywhere, in the spec's order. */
+            if (n > (kind == T_MAP ? d->o->max_map : d->o->max_array)) {
+                over_limit(d, h, n, kind == T_MAP ? "max_map_len" : "max_array_len",
+                           kind == T_MAP ? d->o->max_map : d->o->max_array);
+                return -1;
+            }
+            if (w->top + 1 > d->o->max_depth) {
+                too_deep(d, h);
+                return -1;
+            }
+            d->p = h + fields;
+        } else if (check_len(d, h, fields, n, kind, w->top)) {
             if (PyErr_ExceptionMatches(mpkpy_TruncatedError)) goto suspend;
             return -1;
         }
@@ -1147,137 +1160,4 @@ int mpkpy_decoder_init_module(void)
     if (small_ints_init() < 0) return -1;
     PyDateTime_IMPORT;
     return PyDateTimeAPI ? 0 : -1;
-}
-
-/* ================================================================================================
- * The same decoding on the C core's pull reader (mpk_reader, c/include/mpk/reader.h): the reader
- * does every check of the spec in its order; this side only builds objects. Kept beside the switch
- * above so that the two can be measured against each other (bench: _unpackb_core).
- * ==============================================================================================*/
-
-#include "mpk/reader.h"
-
-static PyObject *core_value(mpkpy_decoder *d, mpk_reader *r);
-
-static MPK__NOINLINE PyObject *core_error(mpkpy_decoder *d, mpk_reader *r)
-{
-    mpk_error e = mpk_reader_error(r);
-    const uint8_t *h = d->start + e.offset;
-    if (e.kind == MPK_ERR_LENGTH_LIMIT || e.kind == MPK_ERR_TRUNCATED) {
-        /* the switch decoder words these errors as msgpack-python does; re-read the head with it */
-        d->p = h;
-        PyObject *again = decode_value(d, 0);
-        if (!again) return NULL;
-        Py_DECREF(again);
-    }
-    if (e.kind == MPK_ERR_TRUNCATED) return truncated(d, h, (Py_ssize_t)e.offset + 1);
-    if (e.kind == MPK_ERR_DEPTH_LIMIT) return too_deep(d, h);
-    if (e.kind == MPK_ERR_INVALID_BYTE) return bad_byte(d, h);
-    return mpkpy_raise(e.kind, OFF(d, h), mpk_error_name(e.kind));
-}
-
-static PyObject *core_build(mpkpy_decoder *d, mpk_reader *r, const mpk_tag *t, const uint8_t *h)
-{
-    switch (t->type) {
-    case MPK_NIL: Py_RETURN_NONE;
-    case MPK_BOOL: return PyBool_FromLong(t->v.b);
-    case MPK_UINT: return PyLong_FromUnsignedLongLong(t->v.u);
-    case MPK_INT: return PyLong_FromLongLong(t->v.i);
-    case MPK_FLOAT32:
-        if (UNLIKELY(d->o->float32_type != NULL))
-            return PyObject_CallFunction(d->o->float32_type, "d", (double)t->v.f32);
-        return PyFloat_FromDouble((double)t->v.f32);
-    case MPK_FLOAT64: return PyFloat_FromDouble(t->v.f64);
-    case MPK_STR: return make_str(d, h, t->data, t->len);
-    case MPK_BIN: return PyBytes_FromStringAndSize((const char *)t->data, t->len);
-    case MPK_EXT: return make_ext(d, h, t->ext_type, t->data, t->len);
-    case MPK_TIMESTAMP: return timestamp_object(d, t->v.ts.sec, t->v.ts.nsec);
-    case MPK_ARRAY: {
-        Py_ssize_t n = t->len;
-        PyObject *seq = d->o->use_list ? PyList_New(n) : PyTuple_New(n);
-        if (!seq) return NULL;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *item = core_value(d, r);
-            if (!item) {
-                Py_DECREF(seq);
-                return NULL;
-            }
-            if (d->o->use_list) PyList_SET_ITEM(seq, i, item);
-            else PyTuple_SET_ITEM(seq, i, item);
-        }
-        if (d->o->list_hook) {
-            PyObject *res = PyObject_CallOneArg(d->o->list_hook, seq);
-            Py_DECREF(seq);
-            return res;
-        }
-        return seq;
-    }
-    case MPK_MAP: {
-        Py_ssize_t n = t->len;
-        PyObject *dict = _PyDict_NewPresized(n);
-        if (!dict) return NULL;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const uint8_t *kh = r->pos;
-            mpk_tag kt;
-            PyObject *k;
-            if (!mpk_reader_next(r, &kt)) {
-                Py_DECREF(dict);
-                return core_error(d, r);
-            }
-            k = NULL;
-            if (kt.type == MPK_STR && !d->o->raw && kt.len <= KEY_CACHE_MAX_LEN) {
-                k = cached_key(kt.data, kt.len);
-                if (!k && PyErr_Occurred()) {
-                    Py_DECREF(dict);
-                    return NULL;
-                }
-            }
-            if (!k) {
-                k = core_build(d, r, &kt, kh);
-                if (k && d->o->strict_map_key && !PyUnicode_CheckExact(k) && !PyBytes_CheckExact(k)) {
-                    PyErr_Format(PyExc_ValueError, "%.100s is not allowed for map key when strict_map_key=True",
-                                 Py_TYPE(k)->tp_name);
-                    Py_CLEAR(k);
-                }
-            }
-            PyObject *v = k ? core_value(d, r) : NULL;
-            if (!v || PyDict_SetItem(dict, k, v) < 0) {
-                Py_XDECREF(k);
-                Py_XDECREF(v);
-                Py_DECREF(dict);
-                return NULL;
-            }
-            Py_DECREF(k);
-            Py_DECREF(v);
-        }
-        if (d->o->object_hook) {
-            PyObject *res = PyObject_CallOneArg(d->o->object_hook, dict);
-            Py_DECREF(dict);
-            return res;
-        }
-        return dict;
-    }
-    }
-    PyErr_SetString(PyExc_SystemError, "mpk: unknown tag type");
-    return NULL;
-}
-
-static PyObject *core_value(mpkpy_decoder *d, mpk_reader *r)
-{
-    const uint8_t *h = r->pos;
-    mpk_tag t;
-    if (UNLIKELY(!mpk_reader_next(r, &t))) return core_error(d, r);
-    return core_build(d, r, &t, h);
-}
-
-/* unpackb's one-shot decode on the core reader (no hooks but list/object hooks; for measuring). */
-PyObject *mpkpy_decode_core(mpkpy_decoder *d)
-{
-    d->errors = NULL;
-    mpk_reader r;
-    mpk_reader_init(&r, d->start, (size_t)(d->end - d->start));
-    PyObject *v = core_value(d, &r);
-    if (v) d->p = r.pos;
-    mpk_reader_destroy(&r);
-    return v;
 }

@@ -22,6 +22,9 @@ typedef struct mpkpy_decoder {
     const mpkpy_unpack_options *o;
     const char *errors;         /* unicode_errors as a C string, NULL = strict */
     Py_ssize_t need;            /* after `truncated`: a lower bound on the input length needed */
+    Py_ssize_t owed;            /* values the open containers still owe after the one being read:
+                                 * each takes a byte at least, so they are charged against the
+                                 * bytes left before a container is presized (decode_array) */
     int gc_paused;              /* the decode turned the cyclic GC off (see mpkpy_decode) */
 } mpkpy_decoder;
 
@@ -31,8 +34,6 @@ void mpkpy_unpack_options_clear(mpkpy_unpack_options *o);
 /* Checks hooks for callability and the timestamp mode; raises TypeError/ValueError. */
 int mpkpy_unpack_options_check(mpkpy_unpack_options *o);
 
-/* The same on the C core's mpk_reader (for measuring against the switch decoder). */
-PyObject *mpkpy_decode_core(mpkpy_decoder *d);
 /* Decodes one value at d->p, advancing it. NULL with an exception on error. */
 PyObject *mpkpy_decode(mpkpy_decoder *d);
 /* The same when d->o has no unicode_errors (unpackb's defaults); faster on small inputs. */

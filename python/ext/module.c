@@ -1,6 +1,7 @@
 /* module.c — the mpk._mpk module: its functions, the Python objects it looks up once, and the one
  * place where the C core's error kinds become Python exceptions. */
 #include "mpk_py.h"
+#include "fast_paths.h"
 
 #include <datetime.h>
 
@@ -49,6 +50,19 @@ PyObject *mpkpy_raise(mpk_error_kind kind, Py_ssize_t offset, const char *what)
 fail:
     Py_DECREF(exc);
     return NULL;
+}
+
+int mpkpy_get_view(PyObject *obj, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) == 0) return 0;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) || !PyObject_CheckBuffer(obj)) return -1;
+    /* not contiguous: PyBytes_FromObject copies through PyBuffer_ToContiguous */
+    PyErr_Clear();
+    PyObject *copy = PyBytes_FromObject(obj);
+    if (!copy) return -1;
+    int rc = PyObject_GetBuffer(copy, view, PyBUF_SIMPLE);
+    Py_DECREF(copy); /* the view holds it */
+    return rc;
 }
 
 PyObject *mpkpy_raise_extra(PyObject *unpacked, const char *extra, Py_ssize_t n, Py_ssize_t offset)
@@ -122,7 +136,6 @@ PyDoc_STRVAR(unpackb__doc__,
 static PyMethodDef module_methods[] = {
     {"packb", (PyCFunction)(void (*)(void))mpkpy_packb, METH_FASTCALL | METH_KEYWORDS, packb__doc__},
     {"unpackb", (PyCFunction)(void (*)(void))mpkpy_unpackb, METH_FASTCALL | METH_KEYWORDS, unpackb__doc__},
-    {"_unpackb_core", (PyCFunction)mpkpy_unpackb_core, METH_O, "unpackb on the core's mpk_reader (bench only)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -181,7 +194,9 @@ PyMODINIT_FUNC PyInit__mpk(void)
     Py_INCREF(&mpkpy_UnpackerType);
     if (PyModule_AddObject(m, "Packer", (PyObject *)&mpkpy_PackerType) < 0 ||
         PyModule_AddObject(m, "Unpacker", (PyObject *)&mpkpy_UnpackerType) < 0 ||
-        PyModule_AddStringConstant(m, "core_version", mpk_version()) < 0) {
+        PyModule_AddStringConstant(m, "core_version", mpk_version()) < 0 ||
+        /* which build this is: 1 when MPK_PORTABLE=1 turned the fast paths of fast_paths.h off */
+        PyModule_AddIntConstant(m, "_portable", MPKPY_PORTABLE_BUILD) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -45,12 +45,16 @@ PyObject *mpkpy_raise_extra(PyObject *unpacked, const char *extra, Py_ssize_t n,
 /* Replaces the pending UnicodeDecodeError by InvalidUTF8Error naming the str at `offset`. */
 PyObject *mpkpy_raise_utf8(const char *data, Py_ssize_t n, Py_ssize_t offset);
 
+/* A read-only view of any buffer-protocol object. One that is not C-contiguous (a strided
+ * memoryview, say) is copied into a bytes object first, which the view then holds. Release with
+ * PyBuffer_Release. 0, or -1 with an exception. */
+int mpkpy_get_view(PyObject *obj, Py_buffer *view);
+
 /* ---- shared between files --------------------------------------------------------------------*/
 extern PyTypeObject mpkpy_PackerType;
 extern PyTypeObject mpkpy_UnpackerType;
 PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *mpkpy_unpackb_core(PyObject *self, PyObject *packed);
 int mpkpy_packer_init_module(void);
 int mpkpy_decoder_init_module(void);
 void mpkpy_unpackb_init_defaults(void);

@@ -11,8 +11,8 @@
 #include <datetime.h>
 
 #include "mpk/writer.h"
-#include "bytes_copy.h"
-#include "dict_entries.h"
+#include "fast_paths.h"
+#include "stack_guard.h"
 
 /* msgpack-python packs 1024 nested containers and refuses the 1025th; so does mpk. */
 #define PACK_NEST_LIMIT 1024
@@ -133,59 +133,29 @@ static inline int pack_str(encoder *e, PyObject *o)
     return 0; /* the writer's error is sticky: checked once at the end (writer_ok) */
 }
 
-/* The value of an int of at most two digits (60 bits), read from the object without a call: most
- * ints in documents are that small. 1 if it was, else 0. */
-MPK__INLINE int small_long(PyObject *o, long long *v)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    if (PyUnstable_Long_IsCompact((PyLongObject *)o)) {
-        *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
-        return 1;
-    }
-    return 0;
-#else
-    Py_ssize_t size = Py_SIZE(o);
-    const digit *d = ((PyLongObject *)o)->ob_digit;
-    switch (size) {
-    case 0: *v = 0; return 1;
-    case 1: *v = (long long)d[0]; return 1;
-    case -1: *v = -(long long)d[0]; return 1;
-    case 2: *v = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
-    case -2: *v = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
-    default: return 0;
-    }
-#endif
-}
 
-/* Three-digit ints (61..90 bits in the object, so up to 2^64-1 when they fit) without a call:
- * ids and hashes of 2^60..2^64 are common in documents. 1 and the value written, or 0. */
+
+/* A three-digit int (mpkpy_wide_long) written without a call: 1, or 0 when it is not one or does
+ * not fit 64 bits (the caller takes the API). */
 MPK__INLINE int write_wide_long(mpk_writer *w, PyObject *o)
 {
-#if PY_VERSION_HEX < 0x030C0000 && PyLong_SHIFT == 30
-    Py_ssize_t size = Py_SIZE(o);
-    if (size != 3 && size != -3) return 0;
-    const digit *d = ((PyLongObject *)o)->ob_digit;
-    if (d[2] >= 16) return 0; /* 2^64 or more */
-    uint64_t u = (uint64_t)d[0] | ((uint64_t)d[1] << 30) | ((uint64_t)d[2] << 60);
-    if (size > 0) {
+    uint64_t u;
+    int negative;
+    if (!mpkpy_wide_long(o, &u, &negative)) return 0;
+    if (!negative) {
         mpk_write_uint(w, u);
         return 1;
     }
     if (u > (uint64_t)1 << 63) return 0;
     mpk_write_int(w, (int64_t)(0 - u));
     return 1;
-#else
-    (void)w;
-    (void)o;
-    return 0;
-#endif
 }
 
 /* 1: packed; 0: out of int64/uint64 range (no error set); -1: error. */
 static inline int pack_long(encoder *e, PyObject *o)
 {
     long long small;
-    if (LIKELY(small_long(o, &small))) {
+    if (LIKELY(mpkpy_small_long(o, &small))) {
         mpk_write_int(e->w, small);
         return 1;
     }
@@ -227,6 +197,14 @@ static MPK__NOINLINE int nest_error(void)
     return -1;
 }
 
+/* A container level the thread's C stack has no room for (stack_guard.h): the encoder recurses once
+ * per level, and a thread may have far less stack than PACK_NEST_LIMIT levels take. */
+static MPK__NOINLINE int stack_error(void)
+{
+    PyErr_SetString(PyExc_ValueError, "recursion limit exceeded: nested deeper than the C stack allows.");
+    return -1;
+}
+
 /* Packs str, int and float inline (1), or returns 0 for anything else. These run no Python code,
  * so the caller need not hold a reference to the item while they run. */
 MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
@@ -243,7 +221,7 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
     }
     if (t == &PyLong_Type) {
         long long v;
-        if (LIKELY(small_long(o, &v))) {
+        if (LIKELY(mpkpy_small_long(o, &v))) {
             mpk_write_int(e->w, v);
             *rc = 0;
             return 1;
@@ -264,7 +242,8 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
 /* msgpack-python refuses any object, scalars too, nested deeper than its limit; the scalars packed
  * inline in the container loops have no check of their own, so the container checks for them. */
 
-#define CHILDREN_TOO_DEEP(depth, n) UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0)
+#define CHILDREN_TOO_DEEP(depth, n) \
+    (UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0) || UNLIKELY(mpkpy_stack_exhausted(depth)))
 
 /* Copies n <= 255 bytes with 16-, 8-, 4-byte moves, the last one overlapping the one before, and
  * never reads past src + n. GCC expands a memcpy whose length it knows to be small into `rep
@@ -341,7 +320,7 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
         mpk_writer w; /* the caller leaves 9 bytes of room: the capacity checks all pass */
         w.pos = p;
         w.end = p + 9;
-        if (!small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
+        if (!mpkpy_small_long(o, &v)) return write_wide_long(&w, o) ? w.pos : NULL;
         if (v >= -32 && v <= 127) {
             *p = (uint8_t)v;
             return p + 1;
@@ -370,7 +349,7 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
 
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
 {
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
@@ -409,7 +388,7 @@ MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t 
 static int pack_list(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyList_GET_SIZE(o);
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         PyErr_SetString(PyExc_ValueError, "list is too large");
         return -1;
@@ -465,7 +444,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
 static int pack_dict(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyDict_GET_SIZE(o);
-    if (CHILDREN_TOO_DEEP(depth, n)) return nest_error();
+    if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     if (UNLIKELY(e->o->sort_keys)) {
         PyObject *items = PyDict_Items(o);
         if (!items) return -1;
@@ -566,7 +545,7 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     if (CHILDREN_TOO_DEEP(depth, n)) {
         Py_DECREF(seq);
-        return nest_error();
+        return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
     }
     if (UNLIKELY((uint64_t)n > 0xffffffffu)) {
         Py_DECREF(seq);
@@ -670,6 +649,37 @@ static int is_instance(PyObject *o, PyObject *cls, int strict)
     return PyObject_IsInstance(o, cls);
 }
 
+/* msgpack-python's ExtType and Timestamp, in a code base that uses both libraries: packed as what they
+ * are (an ext, a timestamp), not as the tuple and object they also are, so that moving half of the
+ * calls to mpk does not change the bytes. The package is never imported here: only when it is in
+ * sys.modules already are its classes looked up (again whenever the module object changes). */
+static PyObject *foreign_module, *foreign_ext, *foreign_ts;
+
+/* 1: msgpack.ExtType, 2: msgpack.Timestamp, 0: neither (or msgpack not loaded), -1: error */
+static int foreign_kind(PyObject *o, int strict)
+{
+    static PyObject *name;
+    if (!name && !(name = PyUnicode_InternFromString("msgpack"))) return -1;
+    PyObject *m = PyImport_GetModule(name);
+    if (!m) return PyErr_Occurred() ? -1 : 0;
+    if (m != foreign_module) {
+        PyObject *ext = PyObject_GetAttrString(m, "ExtType");
+        if (!ext) PyErr_Clear();
+        PyObject *ts = PyObject_GetAttrString(m, "Timestamp");
+        if (!ts) PyErr_Clear();
+        Py_XSETREF(foreign_ext, ext);
+        Py_XSETREF(foreign_ts, ts);
+        Py_XSETREF(foreign_module, Py_NewRef(m));
+    }
+    Py_DECREF(m);
+    int rc;
+    if (foreign_ext && PyType_Check(foreign_ext) && (rc = is_instance(o, foreign_ext, strict)) != 0)
+        return rc < 0 ? -1 : 1;
+    if (foreign_ts && PyType_Check(foreign_ts) && (rc = is_instance(o, foreign_ts, strict)) != 0)
+        return rc < 0 ? -1 : 2;
+    return 0;
+}
+
 static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
 {
     const encoder_options *opt = e->o;
@@ -677,6 +687,7 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
     PyObject *converted = NULL; /* owns the object being packed after a conversion */
 
     if (depth > PACK_NEST_LIMIT) return nest_error();
+    if (UNLIKELY(mpkpy_stack_exhausted(depth))) return stack_error();
     for (;;) {
         PyTypeObject *t = Py_TYPE(o);
         if (o == Py_None) {
@@ -709,6 +720,21 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
             rc = pack_timestamp(e, o);
             break;
         }
+        if (t != &PyTuple_Type && t != &PyDict_Type && t != &PyList_Type) {
+            int foreign = foreign_kind(o, strict);
+            if (foreign < 0) { rc = -1; break; }
+            if (foreign == 1) {
+                PyObject *code = PyObject_GetAttrString(o, "code"), *data = code ? PyObject_GetAttrString(o, "data") : NULL;
+                rc = data ? pack_ext(e, code, data) : -1;
+                Py_XDECREF(code);
+                Py_XDECREF(data);
+                break;
+            }
+            if (foreign == 2) {
+                rc = pack_timestamp(e, o);
+                break;
+            }
+        }
         if (!strict) {
             if (PyUnicode_Check(o)) { rc = pack_str(e, o); break; }
             if (PyLong_Check(o)) {
@@ -735,14 +761,14 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
             }
             if (PyObject_CheckBuffer(o) && PyMemoryView_Check(o)) {
                 Py_buffer view;
-                if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+                if (mpkpy_get_view(o, &view) < 0) { rc = -1; break; }
                 rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
                 PyBuffer_Release(&view);
                 break;
             }
         } else if (t == &PyMemoryView_Type) {
             Py_buffer view;
-            if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) < 0) { rc = -1; break; }
+            if (mpkpy_get_view(o, &view) < 0) { rc = -1; break; }
             rc = pack_bytes_body(e, view.buf, view.len, "memoryview");
             PyBuffer_Release(&view);
             break;
@@ -838,9 +864,29 @@ static char *packer_kwlist[] = {"default", "use_single_float", "autoreset", "use
                                 "strict_types", "datetime", "unicode_errors", "buf_size",
                                 "sort_keys", "dataclass", "enum", "uuid", "date", "naive_utc", NULL};
 
-/* Parses Packer's keywords (args must be empty). autoreset goes to *autoreset. */
-static int encoder_options_parse(encoder_options *o, int *autoreset, PyObject *args, PyObject *kwargs,
-                                 const char *fname)
+/* buf_size as msgpack-python reads it: None (the default), or an int (a float is truncated) that
+ * becomes the buffer's first capacity; TypeError for anything else, OverflowError below 0. */
+static int buf_size_arg(PyObject *buf_size, size_t *out)
+{
+    *out = 0;
+    if (buf_size == Py_None) return 0;
+    PyObject *n = PyFloat_Check(buf_size) ? PyNumber_Long(buf_size) : NULL;
+    if (!n && PyErr_Occurred()) return -1;
+    if (!n && !PyLong_Check(buf_size)) {
+        PyErr_SetString(PyExc_TypeError, "an integer is required");
+        return -1;
+    }
+    size_t v = PyLong_AsSize_t(n ? n : buf_size);
+    Py_XDECREF(n);
+    if (v == (size_t)-1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses Packer's keywords (args must be empty). autoreset goes to *autoreset, buf_size to
+ * *initial (0: the default). */
+static int encoder_options_parse(encoder_options *o, int *autoreset, size_t *initial, PyObject *args,
+                                 PyObject *kwargs, const char *fname)
 {
     PyObject *default_fn = Py_None, *unicode_errors = Py_None, *buf_size = Py_None;
     int use_single_float = 0, ar = 1, use_bin_type = 1, strict_types = 0, datetime = 0, sort_keys = 0;
@@ -852,6 +898,9 @@ static int encoder_options_parse(encoder_options *o, int *autoreset, PyObject *a
                                      &datetime, &unicode_errors, &buf_size, &sort_keys, &dataclass,
                                      &enum_, &uuid, &date, &naive_utc))
         return -1;
+    size_t buf_size_v;
+    if (buf_size_arg(buf_size, &buf_size_v) < 0) return -1;
+    if (initial) *initial = buf_size_v;
     if (default_fn != Py_None && !PyCallable_Check(default_fn)) {
         PyErr_SetString(PyExc_TypeError, "default must be a callable.");
         return -1;
@@ -1067,7 +1116,7 @@ PyObject *mpkpy_packb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         for (i = 0; i < nk; i++)
             if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) break;
         encoder_options opt;
-        if (i == nk && encoder_options_parse(&opt, NULL, empty, kwargs, "packb") == 0) {
+        if (i == nk && encoder_options_parse(&opt, NULL, NULL, empty, kwargs, "packb") == 0) {
             result = packb_with(args[0], &opt);
             encoder_options_clear(&opt);
         }
@@ -1089,6 +1138,15 @@ typedef struct {
     Py_ssize_t exports; /* live memoryviews from getbuffer(): the buffer must not move */
 } Packer;
 
+static int check_not_exported(Packer *self)
+{
+    if (self->exports > 0) {
+        PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
+        return -1;
+    }
+    return 0;
+}
+
 static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
 {
     encoder_options opt;
@@ -1097,12 +1155,22 @@ static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Packer() takes no positional arguments");
         return -1;
     }
-    if (encoder_options_parse(&opt, &autoreset, args, kwargs, "Packer") < 0) return -1;
+    size_t initial = 0;
+    if (encoder_options_parse(&opt, &autoreset, &initial, args, kwargs, "Packer") < 0) return -1;
+    if (check_not_exported(self) < 0) {
+        encoder_options_clear(&opt);
+        return -1;
+    }
     encoder_options_clear(&self->opt);
     self->opt = opt;
     self->autoreset = autoreset;
     mpk_writer_destroy(&self->w);
-    mpk_writer_init_growable(&self->w, 1024);
+    mpk_writer_init_growable(&self->w, initial ? initial : 1024);
+    if (mpk_writer_error(&self->w) != MPK_OK) {
+        mpk_writer_init_growable(&self->w, 1024);
+        PyErr_SetString(PyExc_MemoryError, "Unable to allocate internal buffer.");
+        return -1;
+    }
     return 0;
 }
 
@@ -1136,22 +1204,27 @@ static int Packer_clear(Packer *self)
     return 0;
 }
 
-static int check_not_exported(Packer *self)
+/* Drops what was written after `mark` bytes, and a write error with it (growable mode: the bytes
+ * before the mark are intact whether or not a growth failed). The core has no call for this yet. */
+static void writer_rewind(mpk_writer *w, size_t mark)
 {
-    if (self->exports > 0) {
-        PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
-        return -1;
+    if (mark == 0 || w->buf == NULL) {
+        mpk_writer_reset(w);
+        return;
     }
-    return 0;
+    w->pos = w->buf + mark;
+    w->end = w->cap_end;
+    w->error = MPK_OK;
 }
 
 /* The end of every public write: with autoreset, hand back the bytes and empty the buffer. On an
- * error the buffer is emptied too, as msgpack-python does, so no half value stays in it. */
-static PyObject *finish_write(Packer *self, int rc)
+ * error the half-written value is dropped and what the buffer held before the call stays (with
+ * autoreset=False, the values packed by earlier calls). */
+static PyObject *finish_write(Packer *self, int rc, size_t mark)
 {
     if (rc < 0 || mpk_writer_error(&self->w) != MPK_OK) {
         if (rc >= 0) PyErr_NoMemory();
-        mpk_writer_reset(&self->w);
+        writer_rewind(&self->w, mark);
         return NULL;
     }
     if (!self->autoreset) Py_RETURN_NONE;
@@ -1163,11 +1236,12 @@ static PyObject *finish_write(Packer *self, int rc)
 static PyObject *Packer_pack(Packer *self, PyObject *obj)
 {
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = encode_top(&e, obj);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static int count_arg(PyObject *arg, const char *what, uint32_t *out)
@@ -1195,26 +1269,29 @@ static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
     if (check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     mpk_write_array(&self->w, n);
-    return finish_write(self, 0);
+    return finish_write(self, 0, mark);
 }
 
 static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
     if (check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     mpk_write_map(&self->w, n);
-    return finish_write(self, 0);
+    return finish_write(self, 0, mark);
 }
 
 static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
 {
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1232,13 +1309,14 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
         return NULL;
     }
     if (check_not_exported(self) < 0) return NULL;
+    size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
     e.o = &self->opt;
     e.errors = NULL;
     e.plain = 0;
     int rc = pack_ext(&e, args[0], args[1]);
-    return finish_write(self, rc);
+    return finish_write(self, rc, mark);
 }
 
 static PyObject *Packer_bytes(Packer *self, PyObject *unused)

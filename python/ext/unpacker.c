@@ -73,12 +73,6 @@ static PyObject *unpackb_with(Py_buffer *view, const mpkpy_unpack_options *o)
     return value;
 }
 
-static int get_view(PyObject *obj, Py_buffer *view)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
-    return 0;
-}
-
 PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
@@ -93,7 +87,7 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
         view.buf = PyBytes_AS_STRING(packed);
         view.len = PyBytes_GET_SIZE(packed);
         view.obj = NULL;
-    } else if (get_view(packed, &view) < 0) {
+    } else if (mpkpy_get_view(packed, &view) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -141,26 +135,6 @@ PyObject *mpkpy_unpackb(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     return result;
 }
 
-/* _unpackb_core(packed): unpackb with default options on the C core's pull reader, for the
- * benchmark that compares it with the switch decoder. */
-PyObject *mpkpy_unpackb_core(PyObject *self, PyObject *packed)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(packed, &view, PyBUF_SIMPLE) < 0) return NULL;
-    mpkpy_decoder d;
-    d.start = d.p = (const uint8_t *)view.buf;
-    d.end = d.start + view.len;
-    d.base = 0;
-    d.o = &unpackb_defaults;
-    PyObject *value = mpkpy_decode_core(&d);
-    if (value && d.p != d.end) {
-        mpkpy_raise_extra(value, (const char *)d.p, d.end - d.p, d.p - d.start);
-        Py_CLEAR(value);
-    }
-    PyBuffer_Release(&view);
-    return value;
-}
-
 /* ================================================================================================
  * Unpacker
  * ==============================================================================================*/
@@ -177,6 +151,7 @@ typedef struct {
     PyObject *file_read;      /* file_like.read, or NULL when fed */
     Py_ssize_t read_size, max_buffer_size;
     int ready;
+    int busy;                 /* a call is running: a hook or file_like.read() may call us back */
 } Unpacker;
 
 enum { WANT_VALUE, WANT_SKIP, WANT_ARRAY, WANT_MAP };
@@ -231,6 +206,19 @@ static int check_ready(Unpacker *self)
     return 0;
 }
 
+/* A call made while another runs — from a hook, or from file_like.read() — would move or refill the
+ * buffer the running decode reads: refused, and the running call goes on unharmed. */
+static int check_not_busy(Unpacker *self)
+{
+    if (UNLIKELY(self->busy)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Unpacker is already running a call (called again from a hook or from "
+                        "file_like.read())");
+        return -1;
+    }
+    return 0;
+}
+
 /* Reads more from the file: 1 if bytes came, 0 at the end of the file, -1 on error. */
 static int read_more(Unpacker *self, Py_ssize_t at_least)
 {
@@ -244,7 +232,7 @@ static int read_more(Unpacker *self, Py_ssize_t at_least)
     PyObject *data = PyObject_CallFunction(self->file_read, "n", n);
     if (!data) return -1;
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+    if (mpkpy_get_view(data, &view) < 0) {
         Py_DECREF(data);
         return -1;
     }
@@ -256,9 +244,8 @@ static int read_more(Unpacker *self, Py_ssize_t at_least)
 
 /* One step of the stream. Returns the value (a new reference; for headers an int), or NULL with an
  * exception, or NULL with no exception when the value is not all there yet (out of data). */
-static PyObject *stream_next(Unpacker *self, int want)
+static PyObject *stream_step(Unpacker *self, int want)
 {
-    if (check_ready(self) < 0) return NULL;
     for (;;) {
         Py_ssize_t avail = self->len - self->pos;
         if (avail > 0 && avail >= self->need) {
@@ -303,8 +290,18 @@ static PyObject *stream_next(Unpacker *self, int want)
     }
 }
 
+static PyObject *stream_next(Unpacker *self, int want)
+{
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
+    self->busy = 1;
+    PyObject *r = stream_step(self, want);
+    self->busy = 0;
+    return r;
+}
+
 static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
 {
+    if (check_not_busy(self) < 0) return -1;
     PyObject *file_like = Py_None, *object_hook = Py_None, *list_hook = Py_None,
              *unicode_errors = Py_None, *object_pairs_hook = Py_None, *ext_hook = mpkpy_ExtType,
              *float32_type = Py_None;
@@ -318,7 +315,11 @@ static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
                                      &lim[2], &lim[3], &lim[4], &max_depth, &float32_type))
         return -1;
     /* msgpack-python's defaults: the limits follow max_buffer_size (0 means 2^31-1) */
-    if (max_buffer_size <= 0) max_buffer_size = 0x7fffffff;
+    if (max_buffer_size < 0 || read_size < 0) {
+        PyErr_SetString(PyExc_ValueError, "read_size and max_buffer_size must be non-negative");
+        return -1;
+    }
+    if (max_buffer_size == 0) max_buffer_size = 0x7fffffff;
     Py_ssize_t dflt[5] = {max_buffer_size, max_buffer_size, max_buffer_size, max_buffer_size / 2,
                           max_buffer_size};
     if (read_size > max_buffer_size) {
@@ -335,10 +336,13 @@ static int Unpacker_init(Unpacker *self, PyObject *args, PyObject *kwargs)
     PyObject *file_read = NULL;
     if (file_like != Py_None) {
         file_read = PyObject_GetAttr(file_like, mpkpy_str_read);
-        if (!file_read || !PyCallable_Check(file_read)) {
-            Py_XDECREF(file_read);
+        if (!file_read) { /* AttributeError, as msgpack-python */
             mpkpy_unpack_options_clear(&opt);
-            PyErr_Clear();
+            return -1;
+        }
+        if (!PyCallable_Check(file_read)) {
+            Py_DECREF(file_read);
+            mpkpy_unpack_options_clear(&opt);
             PyErr_SetString(PyExc_TypeError, "`file_like.read` must be a callable.");
             return -1;
         }
@@ -388,13 +392,13 @@ static int Unpacker_clear(Unpacker *self)
 
 static PyObject *Unpacker_feed(Unpacker *self, PyObject *data)
 {
-    if (check_ready(self) < 0) return NULL;
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
     if (self->file_read) {
         PyErr_SetString(PyExc_AssertionError, "unpacker.feed() is not be able to use with `file_like`.");
         return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (mpkpy_get_view(data, &view) < 0) return NULL;
     int rc = append(self, view.buf, view.len);
     PyBuffer_Release(&view);
     if (rc < 0) return NULL;
@@ -437,9 +441,19 @@ static PyObject *Unpacker_iternext(Unpacker *self)
     return stream_next(self, WANT_VALUE);
 }
 
+static PyObject *read_bytes(Unpacker *self, PyObject *arg);
+
 static PyObject *Unpacker_read_bytes(Unpacker *self, PyObject *arg)
 {
-    if (check_ready(self) < 0) return NULL;
+    if (check_ready(self) < 0 || check_not_busy(self) < 0) return NULL;
+    self->busy = 1;
+    PyObject *r = read_bytes(self, arg);
+    self->busy = 0;
+    return r;
+}
+
+static PyObject *read_bytes(Unpacker *self, PyObject *arg)
+{
     Py_ssize_t n = PyLong_AsSsize_t(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
     if (n < 0) {

@@ -40,3 +40,52 @@ def test_methods_match():
             stubbed = {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
             runtime = {m for m in dir(getattr(mpk, node.name)) if not m.startswith("_")}
             assert runtime == {m for m in stubbed if not m.startswith("_")}, node.name
+
+
+GOOD = '''
+import socket
+import mpk
+
+def send(sock: socket.socket, value: object) -> None:
+    packer = mpk.Packer()
+    sock.sendall(packer.pack(value))          # bytes, not Optional[bytes]
+    sock.sendall(mpk.packb(value, use_bin_type=True, default=repr))
+
+def stream(packer: "mpk.Packer[None]") -> bytes:
+    packer.pack(1)
+    return packer.bytes()
+
+buffered = mpk.Packer(autoreset=False)
+assert buffered.pack(1) is None
+data: bytes = mpk.packb([1, 2])
+value = mpk.unpackb(data, use_list=False, strict_map_key=False, max_depth=10)
+try:
+    mpk.unpackb(data[:-1])
+except mpk.DecodeError as e:
+    kind: str = e.kind
+    offset: int = e.offset + 1
+'''
+
+BAD = '''
+import mpk
+
+mpk.unpackb(b"\\x90", use_bin_tpye=True)      # a misspelt option
+mpk.packb(1, use_single_flaot=True)
+mpk.Packer(autoreset=False).pack(1).hex()      # pack returns None without autoreset
+e = mpk.DecodeError()
+e.kind + 1                                     # kind is a str
+'''
+
+
+def test_mypy_accepts_the_common_uses_and_rejects_misspelt_options(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "good.py").write_text(GOOD)
+    (tmp_path / "bad.py").write_text(BAD)
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
+                           "--strict-optional", "good.py", "bad.py"], cwd=tmp_path, capture_output=True, text=True)
+    out = proc.stdout
+    assert "good.py" not in out, out
+    bad_lines = sorted({int(line.split(":")[1]) for line in out.splitlines() if line.startswith("bad.py:")})
+    assert bad_lines == [4, 5, 6, 8], out
