@@ -38,33 +38,6 @@ def _load_reference():
 ref = _load_reference()
 
 
-def _same_neutral_in_loops(expected, actual):
-    """ref.same_neutral's rules, with the element walk in plain loops. The reference walks arrays
-    and maps through all() over a generator: two C calls per level, which on CPython 3.12+ count
-    against the interpreter's fixed C recursion limit (about 1,500, whatever
-    sys.setrecursionlimit says) and fail on the corpus's 1,025-deep case. Python-to-Python calls
-    do not count there. Installed as ref.same_neutral (which ref.same calls) until the reference
-    itself walks without all()."""
-    te, ta = expected[0], actual[0]
-    if te == ta and te in ("array", "map"):
-        if len(expected[1]) != len(actual[1]):
-            return False
-        if te == "array":
-            for e, a in zip(expected[1], actual[1]):
-                if not _same_neutral_in_loops(e, a):
-                    return False
-            return True
-        for (ek, ev), (ak, av) in zip(expected[1], actual[1]):
-            if not (_same_neutral_in_loops(ek, ak) and _same_neutral_in_loops(ev, av)):
-                return False
-        return True
-    return _reference_same_neutral(expected, actual)
-
-
-_reference_same_neutral = ref.same_neutral
-ref.same_neutral = _same_neutral_in_loops
-
-
 class Float32(float):
     """A float decoded from float 32."""
 
@@ -110,7 +83,8 @@ def _pack_neutral(v):
     if t == "bin":
         return _packer.pack(v[1])
     if t == "array":
-        # loops, not join() over a generator: see _same_neutral_in_loops
+        # loops, not join() over a generator: C calls count against CPython 3.12+'s fixed C recursion
+        # limit (see same_neutral in spec/reference.py)
         parts = [_packer.pack_array_header(len(v[1]))]
         for x in v[1]:
             parts.append(_pack_neutral(x))
