@@ -399,6 +399,22 @@ void mpk_writer_reset(mpk_writer *w) {
     check_reset(w);
 }
 
+mpk_error_kind mpk_writer_rewind(mpk_writer *w, size_t size) {
+    if (size == 0) {
+        mpk_writer_reset(w);
+        return w->error;
+    }
+    if ((w->mode != MODE_GROWABLE && w->mode != MODE_FIXED && w->mode != MODE_ALLOC) || !w->buf ||
+        size > (size_t)(w->pos - w->buf))
+        return MPK_ERR_INVALID_ARGUMENT;
+    /* a failed growth leaves the old buffer and its bytes in place, so the first `size` are intact */
+    w->pos = w->buf + size;
+    w->end = w->cap_end;
+    w->error = MPK_OK;
+    check_reset(w);
+    return MPK_OK;
+}
+
 uint8_t *mpk_writer_release(mpk_writer *w, size_t *size) {
     check_complete(w);
     if (w->mode != MODE_GROWABLE || w->error != MPK_OK) {

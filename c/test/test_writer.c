@@ -618,6 +618,48 @@ static void test_checks(void) {
     }
 }
 
+/* mpk_writer_rewind drops a half-written value and its error, keeping what came before. */
+static void test_rewind(void) {
+    mpk_writer g;
+    mpk_writer_init_growable(&g, 16);
+    mpk_write_array(&g, 2);
+    mpk_write_uint(&g, 1);
+    mpk_write_uint(&g, 2);
+    size_t mark = mpk_writer_size(&g);
+    mpk_write_array(&g, 3);
+    mpk_write_cstr(&g, "half");
+    mpk_writer_flag_error(&g, MPK_ERR_INVALID_ARGUMENT);
+    CHECK(mpk_writer_error(&g) == MPK_ERR_INVALID_ARGUMENT);
+    CHECK(mpk_writer_rewind(&g, mark + 100) == MPK_ERR_INVALID_ARGUMENT);
+    CHECK(mpk_writer_rewind(&g, mark) == MPK_OK);
+    CHECK(mpk_writer_error(&g) == MPK_OK);
+    CHECK(mpk_writer_size(&g) == 3 && memcmp(mpk_writer_data(&g), "\x92\x01\x02", 3) == 0);
+    mpk_write_uint(&g, 7); /* writing goes on after the kept bytes, with the checks (if on) content */
+    CHECK(mpk_writer_finish(&g) == MPK_OK);
+    CHECK(mpk_writer_size(&g) == 4 && mpk_writer_data(&g)[3] == 7);
+    CHECK(mpk_writer_rewind(&g, 0) == MPK_OK && mpk_writer_size(&g) == 0);
+    mpk_writer_destroy(&g);
+
+    uint8_t buf[4];
+    mpk_writer f;
+    mpk_writer_init_buf(&f, buf, sizeof buf);
+    mpk_write_uint(&f, 5);
+    mpk_write_cstr(&f, "too long for four bytes");
+    CHECK(mpk_writer_error(&f) != MPK_OK);
+    CHECK(mpk_writer_rewind(&f, 1) == MPK_OK && mpk_writer_size(&f) == 1 && buf[0] == 5);
+    mpk_write_nil(&f);
+    CHECK(mpk_writer_finish(&f) == MPK_OK && mpk_writer_size(&f) == 2 && buf[1] == 0xc0);
+    mpk_writer_destroy(&f);
+
+    mpk_writer c;
+    mpk_writer_init_chunks(&c, 0);
+    mpk_write_uint(&c, 5);
+    CHECK(mpk_writer_rewind(&c, 0) == MPK_OK);
+    mpk_write_uint(&c, 5);
+    CHECK(mpk_writer_rewind(&c, 1) == MPK_ERR_INVALID_ARGUMENT); /* chunk mode cannot rewind */
+    mpk_writer_destroy(&c);
+}
+
 int main(void) {
     mpk_writer_init_growable(&w, 1);
     test_caller_grown();
@@ -632,6 +674,7 @@ int main(void) {
     test_flush_file_and_fd();
     test_errors();
     test_checks();
+    test_rewind();
     mpk_writer_destroy(&w);
     return check_report("test_writer");
 }

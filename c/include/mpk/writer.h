@@ -106,6 +106,14 @@ MPK_API void mpk_writer_destroy(mpk_writer *w);
  *  messages). Flush mode: unflushed bytes are dropped. */
 MPK_API void mpk_writer_reset(mpk_writer *w);
 
+/** Drops every byte after the first `size` and the sticky error with them, keeping the buffer: a
+ *  binding that failed halfway through a value rewinds to where the value began, and what was
+ *  written before stays. Growable, caller-grown and fixed modes only, with `size` at most
+ *  mpk_writer_size() and between two top-level values (the writer checks restart there); `size` 0
+ *  is mpk_writer_reset(). Returns MPK_OK, or MPK_ERR_INVALID_ARGUMENT (another mode, no buffer, or
+ *  `size` beyond the output) with nothing changed. */
+MPK_API mpk_error_kind mpk_writer_rewind(mpk_writer *w, size_t size);
+
 /** Writer checks: with `on`, the writer reads its own output back (each part once, when it is
  *  flushed, referenced or finished) and verifies that every array and map received as many values
  *  as its head declared. A container left short when the writer is finished (or a str/bin/ext
