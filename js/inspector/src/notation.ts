@@ -223,10 +223,15 @@ export function payloadPreview(bytes: Uint8Array, t: Token, max: number): { hex:
   return { hex: hex(bytes, payload, end), base64: base64(bytes, payload, end), cut: end < payload + t.len };
 }
 
-/** Reads hex (whitespace, `-`, `:` and a 0x prefix ignored) or base64 text; throws on neither. */
-export function parseText(text: string): Uint8Array {
+/**
+ * Reads hex (whitespace, `-`, `:` and 0x prefixes ignored) or base64 (standard or URL-safe) text;
+ * "auto" takes text of hex digits only as hex. Throws an Error saying what is wrong.
+ */
+export function parseText(text: string, mode: "auto" | "hex" | "base64" = "auto"): Uint8Array {
   const compact = text.replace(/0x/gi, "").replace(/[\s:-]/g, "");
-  if (/^[0-9a-fA-F]*$/.test(compact)) {
+  if (mode === "hex" || (mode === "auto" && /^[0-9a-fA-F]*$/.test(compact))) {
+    const bad = compact.search(/[^0-9a-fA-F]/);
+    if (bad !== -1) throw new Error(`not hex: '${compact[bad]}'`);
     if (compact.length % 2 !== 0) throw new Error(`hex with an odd number of digits (${compact.length})`);
     const out = new Uint8Array(compact.length / 2);
     for (let i = 0; i < out.length; i++) out[i] = parseInt(compact.substr(i * 2, 2), 16);
