@@ -135,6 +135,21 @@ export async function browserTests(check: Check, pageDir: string, _vectorsDir: s
     await page.click(`#tree .row[data-offset='${tea}']`);
     await page.screenshot({ path: resolve("screenshot.png") });
 
+    // ---- dropped on the page; pasted base64 ----
+    await page.evaluate((bytes) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(bytes)], "dropped.mpk"));
+      document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, [0x92, 0xc0, 0xc3]);
+    await page.waitForSelector("body[data-state=ready]");
+    const dropped = await page.textContent("#tree .row");
+    check("page: a file dropped on the page opens", !!dropped && dropped.includes("fixarray") && (await page.textContent("#status"))!.includes("dropped.mpk"), String(dropped));
+    await page.fill("#text", "gqFhAaFiwg==");
+    await page.click("#decode");
+    await page.waitForSelector("body[data-state=ready]");
+    const fromB64 = await page.textContent("#tree .row");
+    check("page: pasted base64 decodes", !!fromB64 && fromB64.includes("fixmap") && fromB64.includes("{2}"), String(fromB64));
+
     // ---- bad input pasted as hex: the valid prefix, the error's kind and offset marked ----
     await page.fill("#text", "01 a1 61 92 01 c1 05");
     await page.click("#decode");
@@ -229,6 +244,8 @@ export async function browserTests(check: Check, pageDir: string, _vectorsDir: s
     const [a, b] = (deep ?? "0-0").split("-").map(Number) as [number, number];
     console.log(`inspector: going to byte ${target} of the large file took ${Date.now() - t1} ms`);
     check("page: going to a byte deep in the large file selects the value holding it", a <= target && target < b && b - a < 300 && !!deepRow, `${deep} ${deepRow}`);
+    const litLarge = (await cells(page, "sel")).concat(await cells(page, "hdr"));
+    check("page: the hex view scrolls (scaled) to that byte and highlights it", litLarge.includes(target), `${litLarge.length} highlighted, ${litLarge.slice(0, 3)}…`);
 
     const ownFiles = new Set(["index.html", "inspector.css", "inspector.js"].map((f) => pathToFileURL(join(pageDir, f)).href));
     check("page: from file://, no request but its own three files", requests.length >= 3 && requests.every((r) => ownFiles.has(r)), JSON.stringify([...new Set(requests)]));
