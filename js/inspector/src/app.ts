@@ -152,7 +152,7 @@ function treeRow(i: number): HTMLElement {
     if (n.error) div.classList.add("broken");
     div.append(el("span", "val", preview(d.bytes, n.tok)));
     const end = d.quickEnd(n);
-    div.append(el("span", "meta", `@${n.offset} len ${end < 0 ? "?" : end - n.offset}`));
+    div.append(el("span", "meta", `@${n.offset} len ${end >= 0 ? end - n.offset : !n.parent && d.scanning(n.index) ? "? (scanning)" : "?"}`));
     if (n.error) div.append(el("span", "err", ` ⚠ ${n.error.kind} at byte ${n.error.offset} inside`));
   }
   div.dataset.offset = String(n.offset);
@@ -382,6 +382,7 @@ function scanSlice(d: Doc, what: string): void {
     const n = d.scanner.values;
     status(`${what}: ${d.length} bytes, ${n} value${n === 1 ? "" : "s"}${err ? `, then an error` : ""} (scanned in ${Math.round(performance.now() - loadStarted)} ms)`);
     if (err) showError(`${err.kind} at byte ${err.offset}: the ${n} value${n === 1 ? "" : "s"} before byte ${d.validEnd} are whole; the bytes from there on are marked`, err);
+    document.body.dataset.scanMs = String(Math.round(performance.now() - loadStarted));
     document.body.dataset.state = "ready";
     refreshTree();
     hexList.render();
@@ -407,7 +408,10 @@ function readText(): void {
 
 async function openFile(file: File): Promise<void> {
   status(`reading ${file.name}…`);
-  open(new Uint8Array(await file.arrayBuffer()), file.name);
+  const t0 = performance.now();
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  document.body.dataset.readMs = String(Math.round(performance.now() - t0));
+  open(bytes, file.name);
 }
 
 async function loadUrl(): Promise<void> {

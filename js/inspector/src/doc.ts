@@ -2,13 +2,13 @@
 // nodes made on demand. Nothing is decoded before it is shown: a container's items are found by
 // skipping its earlier items (with a checkpoint every CHECKPOINT items, so paging and lookups by
 // offset do not start over), and a node's end is found when asked.
-import { Scanner, formatName, isError, itemsOf, readToken, skipValue, type Token, type WalkError } from "./walker.js";
+import { Scanner, formatName, isError, itemsOf, readToken, skipValue, skipWithin, type Token, type WalkError } from "./walker.js";
 
 /** Every CHECKPOINT-th item's offset is kept, per container and for the top level. */
 const CHECKPOINT = 64;
 /** Top-level values that took more tokens than this have their end remembered by the scan. */
 const BIG_VALUE_TOKENS = 4096;
-/** Items a node's end may cost to find before a row shows it as unknown. */
+/** Tokens a node's end may cost to find before a row shows it as unknown. */
 const QUICK_END_TOKENS = 20000;
 
 export interface Node {
@@ -54,7 +54,13 @@ export class Doc {
 
   /** Top-level rows known so far: whole values, then the broken one when the scan found an error. */
   get topCount(): number {
-    return this.scanner.values + (this.scanner.error && this.scanner.valueStart < this.length ? 1 : 0);
+    const s = this.scanner;
+    return s.values + ((s.error || !s.done) && s.valueStart < this.length ? 1 : 0);
+  }
+
+  /** Whether the top-level value at `index` is still being scanned. */
+  scanning(index: number): boolean {
+    return !this.scanner.done && index === this.scanner.values;
   }
 
   /** The byte where the valid prefix ends (the broken value's head, or the input length). */
@@ -81,7 +87,7 @@ export class Doc {
       }
       const node = this.nodeAt(parent, i, p);
       out.push(node);
-      if (node.error) break;
+      if (node.error || i + 1 === to) break;
       p = this.endOf(node);
     }
     return out;
@@ -161,8 +167,11 @@ export class Doc {
     if (node.error || (node.tok.type !== "array" && node.tok.type !== "map")) return this.endOf(node);
     const known = this.ends.get(node.offset);
     if (known !== undefined) return known;
-    if (itemsOf(node.tok) > QUICK_END_TOKENS) return -1;
-    return this.endOf(node);
+    if (!node.parent && this.scanning(node.index)) return -1;
+    const r = skipWithin(this.bytes, node.offset, this.length, node.depth, QUICK_END_TOKENS);
+    if (r === null || isError(r)) return -1;
+    this.ends.set(node.offset, r);
+    return r;
   }
 
   /** The path of nodes, outermost first, down to the deepest one whose bytes hold `offset`. */

@@ -145,12 +145,18 @@ function validTimestamp(bytes: Uint8Array, p: number, len: number): boolean {
 }
 
 /**
- * Where the value at `p` ends, or its first error. `depth`: containers enclosing the value. The walk
- * keeps one counter per open container (at most MAX_DEPTH), never recursion.
+ * Where the value at `p` ends, or its first error. `depth`: containers enclosing the value. The walk keeps one counter per open container (at most
+ * MAX_DEPTH), never recursion.
  */
 export function skipValue(bytes: Uint8Array, p: number, end: number, depth: number): number | WalkError {
+  return skipWithin(bytes, p, end, depth, Infinity)!;
+}
+
+/** skipValue that gives up (null) after `maxTokens` tokens. */
+export function skipWithin(bytes: Uint8Array, p: number, end: number, depth: number, maxTokens: number): number | WalkError | null {
   const owing: number[] = [];
-  for (;;) {
+  for (let tokens = 0; ; tokens++) {
+    if (tokens >= maxTokens) return null;
     if (p >= end) return { kind: "truncated", offset: end }; // a container still owes items
     const t = readToken(bytes, p, end, depth + owing.length + 1);
     if (isError(t)) return t;

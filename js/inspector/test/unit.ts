@@ -8,7 +8,7 @@ import { DecodeError } from "../../src/DecodeError.js";
 import { encode } from "../../src/encode.js";
 import { Doc, isNode } from "../src/doc.js";
 import { notation, parseText } from "../src/notation.js";
-import { Scanner, isError, skipValue, type WalkError } from "../src/walker.js";
+import { Scanner, isError, skipValue, skipWithin, type WalkError } from "../src/walker.js";
 
 export type Check = (name: string, ok: boolean, detail?: string) => void;
 
@@ -148,6 +148,7 @@ export function unitTests(check: Check, vectorsDir: string, mpkTool: string | nu
   // depth: 1024 nested arrays are fine, the 1025th head is depth_limit
   const deep = (n: number): Uint8Array => new Uint8Array([...Array<number>(n).fill(0x91), 0x01]);
   check("walker: 1024 nested arrays are one value", skipValue(deep(1024), 0, 1025, 0) === 1025);
+  check("walker: a skip with a token budget gives up past it, and not before", skipWithin(deep(1024), 0, 1025, 0, 1024) === null && skipWithin(deep(1024), 0, 1025, 0, 1025) === 1025);
   const tooDeep = skipValue(deep(1025), 0, 1026, 0);
   check("walker: the 1025th nested array is depth_limit at its head", isError(tooDeep) && tooDeep.kind === "depth_limit" && tooDeep.offset === 1024, JSON.stringify(tooDeep));
 
