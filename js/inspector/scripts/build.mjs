@@ -27,8 +27,8 @@ copyFileSync("static/index.html", `${out}/index.html`);
 copyFileSync("static/inspector.css", `${out}/inspector.css`);
 
 await esbuild.build({
-  entryPoints: ["test/run.ts"],
-  outfile: "build/test/run.js",
+  entryPoints: ["test/run.ts", "test/hostile.ts"],
+  outdir: "build/test",
   bundle: true,
   format: "esm",
   platform: "node",

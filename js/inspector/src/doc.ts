@@ -202,7 +202,11 @@ export class Doc {
           found = node;
           break;
         }
-        if (node.error) return path;
+        if (node.error) {
+          // a byte after the error, in the broken value: the broken value itself
+          path.push(node);
+          return path;
+        }
         p = end;
         index++;
       }

@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { decodeMulti } from "../../src/decode.js";
 import { DecodeError } from "../../src/DecodeError.js";
 import { encode } from "../../src/encode.js";
@@ -163,6 +164,25 @@ export function unitTests(check: Check, vectorsDir: string, mpkTool: string | nu
   );
   const inner = isNode(top[2]!) ? doc.items(top[2], 0, 2) : [];
   check("doc: inside the broken array, the item before the error is whole and the bad one carries it", inner.length === 2 && isNode(inner[1]!) && inner[1].error?.kind === "invalid_byte" && inner[0] !== undefined && isNode(inner[0]) && inner[0].error === null);
+
+  // hostile inputs in a child with a 48 MiB heap: each fails with its error, allocating nothing
+  // for what a head declares (hostile.ts)
+  const hostile = execFileSync(process.execPath, ["--max-old-space-size=48", fileURLToPath(new URL("hostile.js", import.meta.url))], { encoding: "utf8", timeout: 60_000 })
+    .trim().split("\n").map((l) => JSON.parse(l) as { name: string; error: WalkError | null; rows: number; inner: number; path: number; heapMiB: number });
+  const want: Record<string, string> = {
+    "array32 of 2^32-1": "truncated@0",
+    "str32 of 4 GiB": "truncated@0",
+    "nested arrays": "depth_limit@1024",
+    "map16 heads": "depth_limit@3072", // 3-byte heads: the 1025th is at 3072
+    "array of 1000000": "none",
+  };
+  for (const h of hostile) {
+    const got = h.error ? `${h.error.kind}@${h.error.offset}` : "none";
+    check(`hostile under a 48 MiB heap: ${h.name} is ${want[h.name]}`, got === want[h.name] && h.rows >= 1 && h.path >= 1, JSON.stringify(h));
+  }
+  check("hostile: all five inputs ran", hostile.length === 5, String(hostile.length));
+  const big = hostile.find((h) => h.name === "array of 1000000");
+  check("hostile: the million-element array pages to its end and looks up its last bytes", !!big && big.inner === 200 && big.path === 2, JSON.stringify(big));
 
   // text input
   check("parseText: hex with spaces, dashes, colons and 0x", toHex(parseText("0x93 01-02:03")) === "93010203");
