@@ -380,7 +380,8 @@ function scanSlice(d: Doc, what: string): void {
   if (d.scanner.done) {
     const err = d.error;
     const n = d.scanner.values;
-    status(`${what}: ${d.length} bytes, ${n} value${n === 1 ? "" : "s"}${err ? `, then an error` : ""} (scanned in ${Math.round(performance.now() - loadStarted)} ms)`);
+    status(`${what}: ${d.length} bytes, ${n} value${n === 1 ? "" : "s"}${err ? `, then an error` : ""}`);
+    $("status").title = `scanned in ${Math.round(performance.now() - loadStarted)} ms`;
     if (err) showError(`${err.kind} at byte ${err.offset}: the ${n} value${n === 1 ? "" : "s"} before byte ${d.validEnd} are whole; the bytes from there on are marked`, err);
     document.body.dataset.scanMs = String(Math.round(performance.now() - loadStarted));
     document.body.dataset.state = "ready";
