@@ -445,6 +445,44 @@ $("load").addEventListener("click", () => void loadUrl());
 $("url").addEventListener("keydown", (e) => {
   if (e.key === "Enter") void loadUrl();
 });
+// keys in the tree: up/down move the selection, right opens (or enters), left closes (or leaves)
+tree.el.addEventListener("keydown", (e) => {
+  if (!doc || !selected) return;
+  const at = rows.findIndex((r) => r.kind === "node" && r.node.offset === selected!.offset);
+  if (at < 0) return;
+  const node = selected;
+  const openable = itemsOf(node.tok) > 0 && !(node.error && node.error.offset === node.offset);
+  let next: Node | null = null;
+  if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+    const step = e.key === "ArrowDown" ? 1 : -1;
+    for (let i = at + step; i >= 0 && i < rows.length; i += step) {
+      const r = rows[i]!;
+      if (r.kind === "node") {
+        next = r.node;
+        break;
+      }
+    }
+  } else if (e.key === "ArrowRight" && openable) {
+    if (!expanded.has(node.offset)) {
+      expanded.add(node.offset);
+      refreshTree();
+    } else {
+      const r = rows[at + 1];
+      if (r && r.kind === "node") next = r.node;
+    }
+  } else if (e.key === "ArrowLeft") {
+    if (openable && expanded.has(node.offset)) {
+      expanded.delete(node.offset);
+      refreshTree();
+    } else next = node.parent;
+  } else return;
+  e.preventDefault();
+  if (next) {
+    select(next, false);
+    const i = rows.findIndex((r) => r.kind === "node" && r.node.offset === next!.offset);
+    if (i >= 0) tree.scrollTo(i);
+  }
+});
 $("goto").addEventListener("keydown", (e) => {
   if (e.key !== "Enter" || !doc) return;
   const o = Number($<HTMLInputElement>("goto").value.trim());

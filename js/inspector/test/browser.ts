@@ -123,6 +123,18 @@ export async function browserTests(check: Check, pageDir: string, _vectorsDir: s
     const extRow = await page.textContent("#tree .row.selected");
     check("page: ext shows its type", !!extRow && extRow.includes("fixext8") && extRow.includes("type 5: 0102030405060708"), String(extRow));
 
+    // keys: from the "tea" str, down to key 2, up and left to the map, right closes nothing, left closes it
+    await page.click(`#tree .row[data-offset='${tea}']`);
+    await page.keyboard.press("ArrowDown");
+    const down = await page.textContent("#tree .row.selected");
+    await page.keyboard.press("ArrowLeft");
+    const left = await page.getAttribute("#tree .row.selected", "data-offset");
+    await page.keyboard.press("ArrowLeft");
+    const closed = await page.$$eval("#tree .row", (els) => els.length);
+    await page.keyboard.press("ArrowRight");
+    const reopened = await page.$$eval("#tree .row", (els) => els.length);
+    check("page: arrow keys move through the tree, open and close", !!down && down.includes("key 2") && left === "0" && closed === 4 && reopened === 16, `${down} ${left} ${closed} ${reopened}`);
+
     // export: a node, then everything, in the mpk tool's notation
     await page.click("#tree .row[data-offset='0']");
     await page.click("#export-node");
