@@ -491,9 +491,27 @@ $("goto").addEventListener("keydown", (e) => {
     hexList.scrollTo(Math.floor(o / HEX_COLS));
   } else showError(`go to byte: not an offset within 0..${doc.length - 1}`);
 });
-$("hex").addEventListener("click", (e) => {
+// a click on a byte selects the deepest value holding it; a drag over bytes, the deepest holding all
+let dragFrom = -1;
+const byteAt = (e: MouseEvent): number => {
   const o = (e.target as HTMLElement).dataset?.o;
-  if (o !== undefined) selectOffset(Math.min(Number(o), doc ? doc.length - 1 : 0));
+  return o === undefined || !doc ? -1 : Math.min(Number(o), doc.length - 1);
+};
+$("hex").addEventListener("mousedown", (e) => {
+  dragFrom = byteAt(e);
+  if (dragFrom >= 0) e.preventDefault(); // no text selection while dragging over bytes
+});
+$("hex").addEventListener("mouseup", (e) => {
+  const to = byteAt(e);
+  const from = dragFrom;
+  dragFrom = -1;
+  if (!doc || from < 0 || to < 0) return;
+  if (from === to) return selectOffset(to);
+  const a = doc.pathTo(Math.min(from, to));
+  const b = doc.pathTo(Math.max(from, to));
+  let i = 0;
+  while (i < a.length && i < b.length && a[i]!.offset === b[i]!.offset) i++;
+  if (i > 0) select(a[i - 1]!, true);
 });
 let dragDepth = 0;
 document.addEventListener("dragenter", (e) => {

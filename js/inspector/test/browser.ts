@@ -114,6 +114,13 @@ export async function browserTests(check: Check, pageDir: string, _vectorsDir: s
     const tsRange = await page.getAttribute("body", "data-selected");
     const tsRow = await page.textContent("#tree .row.selected");
     check("page: clicking a byte selects the deepest value holding it (the timestamp)", tsRange === `${ts}-${ts + 10}` && !!tsRow && tsRow.includes("fixext8") && tsRow.includes("2026-11-26T09:00:00.5Z") && tsRow.includes(`@${ts} len 10`), `${tsRange} ${tsRow}`);
+    // a drag from the "tags" array's first str to its second selects the array holding both
+    const tagsArr = find(sample, [0x92, 0xa5]);
+    await page.hover(`#hex .b[data-o='${tagsArr + 2}']`);
+    await page.mouse.down();
+    await page.hover(`#hex .b[data-o='${tagsArr + 8}']`);
+    await page.mouse.up();
+    check("page: dragging over bytes selects the deepest value holding them all", (await page.getAttribute("body", "data-selected")) === `${tagsArr}-${tagsArr + 11}`, String(await page.getAttribute("body", "data-selected")));
     const rawOff = find(sample, [0xc4, 0x04]);
     await page.click(`#hex .b[data-o='${rawOff + 3}']`);
     const binDetails = await page.textContent("#details");
