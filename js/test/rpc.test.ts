@@ -445,3 +445,34 @@ describe("options", () => {
     await client.close();
   });
 });
+
+describe("package entries", () => {
+  const jsDir = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../..");
+
+  test("mpk/rpc bundles for the browser with no Node built-in; mpk/rpc/node holds the Node transports", async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      stdin: { contents: 'export * from "mpk/rpc";', resolveDir: jsDir },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      metafile: true,
+    });
+    const inputs = Object.keys(result.metafile!.inputs);
+    assert.ok(inputs.some((f) => f.includes("rpc/Endpoint")), "the endpoint is in the bundle");
+    assert.ok(!inputs.some((f) => f.startsWith("node:") || f.includes("rpc/node")), `no Node module: ${inputs.join(", ")}`);
+    assert.ok(!/\bfrom\s*["']node:|require\(["']node:/.test(result.outputFiles[0]!.text));
+  });
+
+  test("mpk/rpc and mpk/rpc/node resolve for import and require", async () => {
+    const { createRequire } = await import("node:module");
+    const require = createRequire(join(jsDir, "package.json"));
+    const esm = (await import("mpk/rpc" as string)) as { Endpoint: unknown };
+    const esmNode = (await import("mpk/rpc/node" as string)) as { connect: unknown };
+    assert.equal(typeof esm.Endpoint, "function");
+    assert.equal(typeof esmNode.connect, "function");
+    assert.equal(typeof require("mpk/rpc").Endpoint, "function");
+    assert.equal(typeof require("mpk/rpc/node").spawnEndpoint, "function");
+  });
+});

@@ -77,7 +77,8 @@ export class Endpoint {
   private outbox: Uint8Array[] = [];
   private flushQueued = false;
   /** notification handlers run one after another, in arrival order */
-  private notificationChain: Promise<void> = Promise.resolve();
+  private notificationQueue: Array<{ fn: Handler; method: string; params: unknown[] }> = [];
+  private notificationRunning = false;
   private closedWith: { cause: unknown; reason: string } | undefined;
   private resolveClosed!: (cause: unknown) => void;
   /**
@@ -343,14 +344,39 @@ export class Endpoint {
       this.options.onUnhandledNotification?.(method, params);
       return;
     }
-    const report = (e: unknown) => this.options.onNotificationError?.(e, method);
-    this.notificationChain = this.notificationChain.then(async () => {
+    this.notificationQueue.push({ fn: handler.fn, method, params });
+    if (!this.notificationRunning) this.runNotifications();
+  }
+
+  /**
+   * Runs queued notification handlers in arrival order. A handler that returns at once runs
+   * synchronously, before the messages after its notification are dispatched (so a reply that
+   * follows a notification on the wire settles after the handler ran); an async handler holds the
+   * queue until its promise settles.
+   */
+  private runNotifications(): void {
+    this.notificationRunning = true;
+    for (let job = this.notificationQueue.shift(); job; job = this.notificationQueue.shift()) {
+      const { fn, method, params } = job;
+      let result: unknown;
       try {
-        await handler.fn(...params);
+        result = fn(...params);
       } catch (e) {
-        report(e);
+        this.options.onNotificationError?.(e, method);
+        continue;
       }
-    });
+      if (isThenable(result)) {
+        result.then(
+          () => this.runNotifications(),
+          (e: unknown) => {
+            this.options.onNotificationError?.(e, method);
+            this.runNotifications();
+          },
+        );
+        return;
+      }
+    }
+    this.notificationRunning = false;
   }
 
   private convert(value: unknown): unknown {

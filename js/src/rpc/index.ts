@@ -6,3 +6,5 @@ export { RpcError, RpcConnectionError, RpcTimeoutError, errorMessage, neovimErro
 export type { Transport, WebSocketLike } from "./Transport.js";
 export { webStreamTransport, webSocketTransport } from "./Transport.js";
 export { NvimBuffer, NvimWindow, NvimTabpage, neovimExtensions } from "./neovim.js";
+// what binAsString / utf8: "raw" give for text that is not UTF-8 (Neovim's "\xff")
+export { RawStr } from "../RawStr.js";

@@ -102,6 +102,8 @@ export function stdioEndpoint(options?: EndpointOptions): Endpoint {
 export function spawnEndpoint(command: string, args: readonly string[] = [], options?: EndpointOptions, spawnOptions: SpawnOptions = {}): { endpoint: Endpoint; child: ChildProcess } {
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"], ...spawnOptions });
   const endpoint = new Endpoint(streamTransport(child.stdout!, child.stdin!), options);
+  // a command that cannot be started (ENOENT): the endpoint ends with that error as its cause
+  child.on("error", (e) => child.stdout?.destroy(e));
   return { endpoint, child };
 }
 
