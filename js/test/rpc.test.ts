@@ -476,3 +476,24 @@ describe("package entries", () => {
     assert.equal(typeof require("mpk/rpc/node").spawnEndpoint, "function");
   });
 });
+
+describe("README", () => {
+  test("the examples of the MessagePack-RPC section run as written (the seed's fruit server first)", async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import("node:fs");
+    const { execFileSync } = await import("node:child_process");
+    const jsDir = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../..");
+    const readme = readFileSync(join(jsDir, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## MessagePack-RPC"), readme.indexOf("## Performance"));
+    const examples = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    assert.equal(examples.length, 2);
+    assert.match(examples[0]!, /peer\.register\("put"/);
+    // inside js/, so that "mpk/rpc" resolves to this package (self-reference through "exports")
+    const dir = join(jsDir, "build", "readme");
+    mkdirSync(dir, { recursive: true });
+    examples.forEach((example, i) => {
+      const file = join(dir, `rpc-example-${i}.mjs`);
+      writeFileSync(file, example);
+      execFileSync(process.execPath, [file], { stdio: "pipe", timeout: 20_000 });
+    });
+  });
+});
