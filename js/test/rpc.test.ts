@@ -497,3 +497,69 @@ describe("README", () => {
     });
   });
 });
+
+describe("stdio and child processes", () => {
+  test("spawnEndpoint talks to a child serving on its stdio through stdioEndpoint, both ways", async () => {
+    const { writeFileSync, mkdtempSync: mkd } = await import("node:fs");
+    const { pathToFileURL } = await import("node:url");
+    const { spawnEndpoint } = await import("../src/rpc/node.js");
+    const jsDir = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../..");
+    const dir = mkd(join(tmpdir(), "mpk-rpc-stdio-"));
+    try {
+      const script = join(dir, "child.mjs");
+      writeFileSync(
+        script,
+        `import { stdioEndpoint } from ${JSON.stringify(pathToFileURL(join(jsDir, "build/esm/rpc/node.js")).href)};\n` +
+          `const parent = stdioEndpoint();\n` +
+          `parent.register("upper", async (s) => (await parent.call("prefix")) + s.toUpperCase());\n` +
+          `parent.register("bye", () => { setImmediate(() => parent.close()); return "bye"; });\n`,
+      );
+      const { endpoint, child } = spawnEndpoint(process.execPath, [script]);
+      endpoint.register("prefix", () => ">");
+      assert.deepEqual(await Promise.all([endpoint.call("upper", "apple"), endpoint.call("upper", "lime")]), [">APPLE", ">LIME"]);
+      assert.equal(await endpoint.call("bye"), "bye");
+      // the child closed its side: our endpoint sees EOF
+      assert.equal(await endpoint.closed, undefined);
+      await new Promise((r) => child.once("exit", r));
+      assert.equal(child.exitCode, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("memory under hostile input", () => {
+  // the endpoint in a subprocess with a 48 MiB heap, fed hostile bytes through a transport
+  const run = async (feed: string, decoderOptions = "{}") => {
+    const { execFileSync } = await import("node:child_process");
+    const { pathToFileURL } = await import("node:url");
+    const jsDir = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../..");
+    const code =
+      `const { Endpoint } = await import(${JSON.stringify(pathToFileURL(join(jsDir, "build/esm/rpc/index.js")).href)});\n` +
+      `let data, end; const written = [];\n` +
+      `const ep = new Endpoint({ start(d, e) { data = d; end = e; }, write(b) { written.push(b.length); }, close() {} }, { decoder: ${decoderOptions} });\n` +
+      `const pending = ep.call("x").catch((e) => e);\n` +
+      `const chunks = (${feed})();\n` +
+      `for (const c of chunks) { if (ep.isClosed) break; data(c); }\n` +
+      `if (!ep.isClosed) end();\n` +
+      `const cause = await ep.closed; const e = await pending;\n` +
+      `console.log(JSON.stringify({ kind: cause && cause.kind, offset: cause && cause.offset, message: e.message, heapMiB: Math.round(process.memoryUsage().heapUsed / 1048576) }));\n`;
+    const out = execFileSync(process.execPath, ["--max-old-space-size=48", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+    return JSON.parse(out) as { kind: string; offset: number; message: string; heapMiB: number };
+  };
+
+  test("200,000 nested array 32 heads each declaring 2^20 elements (1 MB in 64 KiB chunks, depth limit lifted), then EOF: truncated, in a 48 MiB heap", async () => {
+    const got = await run(`() => { const one = [0xdd, 0x00, 0x10, 0x00, 0x00]; const all = new Uint8Array(200_000 * 5); for (let i = 0; i < all.length; i++) all[i] = one[i % 5]; return Array.from({ length: Math.ceil(all.length / 65536) }, (_, i) => all.subarray(i * 65536, (i + 1) * 65536)); }`, "{ maxDepth: 1000000 }");
+    // maxDepth is raised so that the declared counts, not the depth, are what the bytes must not justify
+    assert.equal(got.kind, "truncated", JSON.stringify(got));
+    assert.equal(got.offset, 0);
+    assert.match(got.message, /^x \(msgid 0\) got no reply: /);
+  });
+
+  test("a str 32 head declaring 4 GiB with the length limit lifted, followed by 8 MB: truncated at EOF, memory as the bytes", async () => {
+    const got = await run(`() => [new Uint8Array([0xdb, 0xff, 0xff, 0xff, 0xff]), ...Array.from({ length: 128 }, () => new Uint8Array(65536))]`, "{ maxStrLength: 4294967295 }");
+    assert.equal(got.kind, "truncated");
+    assert.equal(got.offset, 0);
+    assert.match(got.message, /got no reply: the peer closed the connection inside a message: input ends inside a value \(head byte 0xdb\) at byte 0/);
+  });
+});
