@@ -498,6 +498,32 @@ describe("README", () => {
   });
 });
 
+describe("web streams", () => {
+  test("webStreamTransport: two endpoints over a pair of TransformStreams call each other; close() is EOF on the other side", async () => {
+    const { webStreamTransport } = await import("../src/rpc/index.js");
+    const there = new TransformStream<Uint8Array, Uint8Array>();
+    const back = new TransformStream<Uint8Array, Uint8Array>();
+    const a = new Endpoint(webStreamTransport({ readable: back.readable, writable: there.writable }));
+    const b = new Endpoint(webStreamTransport({ readable: there.readable, writable: back.writable }));
+    a.register("name", () => "a");
+    b.register("greet", async (who: string) => `hello ${who} from ${await b.call("name")}`);
+    assert.equal(await a.call("greet", "you"), "hello you from a");
+    await a.close();
+    assert.equal(await b.closed, undefined);
+  });
+
+  test("a Node stream that yields strings ends the endpoint with a TypeError", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { streamTransport } = await import("../src/rpc/node.js");
+    const input = new PassThrough({ encoding: "latin1" });
+    const endpoint = new Endpoint(streamTransport(input, new PassThrough()));
+    input.write(new Uint8Array([0x93, 0x02]));
+    const cause = (await endpoint.closed) as TypeError;
+    assert.ok(cause instanceof TypeError);
+    assert.match(cause.message, /yields strings/);
+  });
+});
+
 describe("stdio and child processes", () => {
   test("spawnEndpoint talks to a child serving on its stdio through stdioEndpoint, both ways", async () => {
     const { writeFileSync, mkdtempSync: mkd } = await import("node:fs");

@@ -110,6 +110,9 @@ globalThis.runRpc = async (url) => {
   out.bin = Array.from(await peer.call("echo", new Uint8Array([1, 2, 255])));
   try { await peer.call("nope"); } catch (e) { out.error = [e instanceof RpcError, e.value]; }
   await peer.close();
+  // a text frame from the server ends the connection: the pending call rejects naming it
+  const second = new Endpoint(webSocketTransport(new WebSocket(url)));
+  out.text = await second.call("send_text").then(() => "answered", (e) => [e.name, e.message]);
   return out;
 };
 `;
@@ -125,7 +128,7 @@ test("a browser endpoint over a WebSocket: calls, pipelining, callbacks, notific
   });
   const notes: unknown[] = [];
   const colours = new Map<string, string>();
-  let serverEndpoint!: Endpoint;
+  let firstEndpoint: Endpoint | undefined;
   const server = createServer((req, res) => {
     if (req.url === "/") return void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><meta charset=utf-8><script src=/page.js></script>");
     if (req.url === "/page.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(bundle.outputFiles[0]!.text);
@@ -134,12 +137,16 @@ test("a browser endpoint over a WebSocket: calls, pipelining, callbacks, notific
   server.on("upgrade", (req: IncomingMessage, socket: Socket) => {
     if (!accept(req, socket)) return;
     const endpoint = new Endpoint(webSocketServerTransport(socket));
-    serverEndpoint = endpoint;
+    firstEndpoint ??= endpoint;
     endpoint.register("put", (fruit: string, colour: string) => void colours.set(fruit, colour), { arity: 2 });
     endpoint.register("get", (fruit: string) => colours.get(fruit) ?? null);
     endpoint.register("echo", (x: unknown) => x);
     endpoint.register("ask_back", async (x: number) => ((await endpoint.call("double", x)) as number) + 0.5);
     endpoint.register("note", (text: string) => void notes.push(text));
+    endpoint.register("send_text", () => {
+      socket.write(new Uint8Array([0x81, 0x02, 0x68, 0x69])); // a text frame "hi"
+      return new Promise(() => undefined);
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as { port: number }).port;
@@ -161,8 +168,9 @@ test("a browser endpoint over a WebSocket: calls, pipelining, callbacks, notific
     assert.equal(out.callback, 42.5);
     assert.deepEqual(out.bin, [1, 2, 255]);
     assert.deepEqual(out.error, [true, [0, "Invalid method: nope"]]);
-    // the page closed its endpoint: the server side sees the end
-    assert.equal(await serverEndpoint.closed, undefined);
+    assert.deepEqual(out.text, ["RpcConnectionError", "send_text (msgid 0) got no reply: the connection failed: the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"]);
+    // the page closed its endpoints: the server side sees the end
+    assert.equal(await firstEndpoint!.closed, undefined);
     assert.deepEqual(notes, ["from the page"]);
   } finally {
     await context.close();

@@ -89,7 +89,8 @@ export function webSocketTransport(ws: WebSocketLike): Transport {
         if (event.data instanceof ArrayBuffer) onData(new Uint8Array(event.data));
         else {
           finish(new TypeError("the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"));
-          ws.close(1003, "binary frames only");
+          // browsers let a page send only 1000 or 3000-4999: 4000 is a private-use code
+          ws.close(4000, "MessagePack-RPC needs binary frames");
         }
       });
       ws.addEventListener("error", () => finish(new Error("WebSocket error")));

@@ -13,6 +13,7 @@ import type { Transport } from "./Transport.js";
  */
 export function streamTransport(readable: Readable, writable: Writable, onClose?: () => void): Transport {
   let done = false;
+  let dataListener: ((chunk: unknown) => void) | undefined;
   return {
     start(onData, onEnd) {
       const finish = (cause?: unknown) => {
@@ -20,11 +21,12 @@ export function streamTransport(readable: Readable, writable: Writable, onClose?
         done = true;
         onEnd(cause);
       };
-      readable.on("data", (chunk: unknown) => {
+      dataListener = (chunk: unknown) => {
         if (done) return;
         if (typeof chunk === "string") return finish(new TypeError("the stream yields strings (was it opened with an encoding?); MessagePack-RPC needs bytes"));
         onData(chunk as Uint8Array);
-      });
+      };
+      readable.on("data", dataListener);
       readable.on("end", () => finish());
       readable.on("error", (e) => finish(e));
       writable.on("error", (e) => finish(e));
@@ -37,8 +39,8 @@ export function streamTransport(readable: Readable, writable: Writable, onClose?
     close() {
       done = true;
       writable.end();
+      if (dataListener) readable.off("data", dataListener);
       readable.pause();
-      readable.removeAllListeners("data");
       onClose?.();
     },
   };
