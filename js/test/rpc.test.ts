@@ -589,3 +589,20 @@ describe("memory under hostile input", () => {
     assert.match(got.message, /got no reply: the peer closed the connection inside a message: input ends inside a value \(head byte 0xdb\) at byte 0/);
   });
 });
+
+describe("a hook that throws", () => {
+  test("an exception from onUnhandledNotification ends the connection naming it instead of escaping into the transport", async () => {
+    const [a, b] = pipePair();
+    const client = new Endpoint(a);
+    const server = new Endpoint(b, {
+      onUnhandledNotification: (method) => {
+        throw new Error(`refusing ${method}`);
+      },
+    });
+    const pending = client.call("never").catch((e: unknown) => e);
+    client.notify("unknown_one");
+    const cause = (await server.closed) as Error;
+    assert.equal(cause.message, "refusing unknown_one");
+    assert.match(((await pending) as Error).message, /never \(msgid 0\) got no reply: the peer closed the connection \(EOF\)/);
+  });
+});

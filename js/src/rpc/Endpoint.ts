@@ -269,7 +269,14 @@ export class Endpoint {
     }
     for (const message of messages) {
       if (this.closedWith) return;
-      this.dispatch(message);
+      try {
+        this.dispatch(message);
+      } catch (e) {
+        // only binAsString's walk or a user hook can throw here (binAsString on a value nested
+        // deeper than the stack allows, with maxDepth raised far above its default)
+        this.ended(`a message could not be handled: ${errorText(e)}`, e);
+        return;
+      }
     }
     if (failure !== undefined) {
       // the stream cannot be resynchronised after a decode error: say so with msgid 0, then end
@@ -380,7 +387,7 @@ export class Endpoint {
   }
 
   private convert(value: unknown): unknown {
-    return this.options.binAsString ? binToString(value, this.utf8Raw, 0) : value;
+    return this.options.binAsString ? binToString(value, this.utf8Raw) : value;
   }
 
   private transportEnded(cause: unknown): void {
@@ -435,7 +442,7 @@ function errorText(e: unknown): string {
 const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 const utf8Replace = new TextDecoder();
 
-function binToString(v: unknown, raw: boolean, depth: number): unknown {
+function binToString(v: unknown, raw: boolean): unknown {
   if (v instanceof Uint8Array) {
     if (!raw) return utf8Replace.decode(v);
     try {
@@ -444,19 +451,19 @@ function binToString(v: unknown, raw: boolean, depth: number): unknown {
       return new RawStr(v);
     }
   }
-  // the decoder has already bounded the depth; this walk follows the same containers
+  // recursive like the decoder, whose maxDepth bounds the nesting (receive() catches a stack overflow)
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) v[i] = binToString(v[i], raw, depth + 1);
+    for (let i = 0; i < v.length; i++) v[i] = binToString(v[i], raw);
     return v;
   }
   if (v instanceof Map) {
     const out = new Map();
-    for (const [k, x] of v) out.set(binToString(k, raw, depth + 1), binToString(x, raw, depth + 1));
+    for (const [k, x] of v) out.set(binToString(k, raw), binToString(x, raw));
     return out;
   }
   if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
     const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) o[k] = binToString(o[k], raw, depth + 1);
+    for (const k of Object.keys(o)) o[k] = binToString(o[k], raw);
     return v;
   }
   return v;
