@@ -606,3 +606,19 @@ describe("a hook that throws", () => {
     assert.match(((await pending) as Error).message, /never \(msgid 0\) got no reply: the peer closed the connection \(EOF\)/);
   });
 });
+
+test("an onNotificationError that throws for an async handler's rejection ends the connection (no unhandled rejection)", async () => {
+  const [a, b] = pipePair();
+  const client = new Endpoint(a);
+  const server = new Endpoint(b, {
+    onNotificationError: (e) => {
+      throw new Error(`hook saw: ${(e as Error).message}`);
+    },
+  });
+  server.register("fails", async () => {
+    throw new Error("handler failed");
+  });
+  client.notify("fails");
+  assert.equal(((await server.closed) as Error).message, "hook saw: handler failed");
+  await client.closed;
+});

@@ -376,7 +376,13 @@ export class Endpoint {
         result.then(
           () => this.runNotifications(),
           (e: unknown) => {
-            this.options.onNotificationError?.(e, method);
+            try {
+              this.options.onNotificationError?.(e, method);
+            } catch (hookError) {
+              // as in receive(): a throwing hook ends the connection rather than escaping
+              this.ended(`a message could not be handled: ${errorText(hookError)}`, hookError);
+              return;
+            }
             this.runNotifications();
           },
         );
