@@ -4,6 +4,8 @@
 SUITES  += js js-browser
 DRIVERS += js
 APT_PACKAGES += chromium
+# the live MessagePack-RPC tests (test/rpcNeovim.test.ts) drive Neovim 0.7.2 over stdio and TCP
+APT_PACKAGES += neovim
 
 JS_STAMP := js/node_modules/.mpk-npm-ci
 
