@@ -263,8 +263,6 @@ class _Handler:
                 hi += 1
                 if p.default is p.empty:
                     lo += 1
-            elif p.kind is p.VAR_POSITIONAL:
-                hi = None if hi is not None else None
             elif p.kind is p.KEYWORD_ONLY and p.default is p.empty:
                 raise TypeError(f"mpk.rpc: register({name!r}): keyword-only parameter "
                                 f"{p.name!r} has no default; params are positional")
@@ -509,9 +507,6 @@ class _Codec:
             return e
         return EOFError("the peer closed the connection")
 
-    def _decode_value(self, parts, idx):
-        return parts[idx] if parts and len(parts) > idx else None
-
 
 # ---------------------------------------------------------------------------------------------
 # the asyncio endpoint
@@ -718,8 +713,7 @@ class Endpoint(_Codec):
                             self._fatal(e)
                             return
                 self._fed += len(data)
-                if not self._dispatch_all():
-                    pass
+                self._dispatch_all()
                 if self._error is not None:
                     return
         except DecodeError as e:
@@ -943,9 +937,6 @@ class Endpoint(_Codec):
                     self._report_note(method, e)
         finally:
             self._note_task = None
-
-
-# notifications for unknown methods in the sync path go through the note loop (it reports them)
 
 
 # ---------------------------------------------------------------------------------------------
