@@ -352,3 +352,74 @@ def test_duplicate_map_keys_keep_the_last_value():
     # spec/README.md, "Maps with duplicate keys": the last value wins
     assert mpk.unpackb(b"\x83\xa1a\x01\xa1b\x02\xa1a\x03") == {"a": 3, "b": 2}
     assert mpk.unpackb(b"\x82\x01\xa1x\x01\xa1y", strict_map_key=False) == {1: "y"}
+
+
+def test_unpackable_result_awaitable_from_plain_function_and_notification_errors():
+    async def main():
+        a, b = await endpoint_pair()
+        errors = []
+        b._on_error = errors.append
+        b.register("bad_result", lambda: object())
+
+        async def later(x):
+            await asyncio.sleep(0)
+            return x + 1
+        b.register("plain_returns_awaitable", lambda x: later(x))
+        b.register("boom", lambda: 1 / 0)
+        b.register("one", lambda x: None)
+        with pytest.raises(rpc.RPCError) as ei:
+            await a.call("bad_result")
+        assert ei.value.message.startswith("mpk.rpc: cannot encode the response: TypeError")
+        assert await a.call("plain_returns_awaitable", 1) == 2
+        await a.notify("boom")
+        await a.notify("missing", 1)
+        await a.notify("one")
+        await a.call("plain_returns_awaitable", 0)      # the notifications are read by now
+        await asyncio.sleep(0.01)
+        msgs = [str(e) for e in errors]
+        assert "ZeroDivisionError" in msgs[0]
+        assert "notification 'missing': no handler" in msgs[1]
+        assert "Wrong number of arguments: expecting 1 but got 0" in msgs[2]
+        a.close()
+        b.close()
+    run(main())
+
+
+def test_notifications_sent_before_the_peer_closes_are_still_handled():
+    async def main():
+        (ra, wa), (rb, wb) = await stream_pair()
+        got = []
+        ep = rpc.Endpoint(ra, wa)
+
+        @ep.register("n")
+        async def n(i):
+            await asyncio.sleep(0.001)
+            got.append(i)
+
+        for i in range(50):
+            wb.write(mpk.packb([2, "n", [i]]))
+        wb.close()
+        await ep.wait_closed()
+        assert got == list(range(50)) and isinstance(ep.error.cause, EOFError)
+    run(main())
+
+
+def test_blocking_client_ends_on_malformed_bytes_after_a_msgid_0_answer():
+    a, b = socket.socketpair()
+    c = rpc.Client(sock=a)
+    b.sendall(b"\xc1")
+    b.settimeout(10)
+    with pytest.raises(rpc.ConnError) as ei:
+        c.call("x")
+    assert isinstance(ei.value.cause, mpk.FormatError)
+    u = mpk.Unpacker()
+    u.feed(b.recv(4096))
+    assert u.unpack()[:2] == [0, 1]                     # the request
+    while True:
+        try:
+            answer = u.unpack()
+            break
+        except mpk.OutOfData:
+            u.feed(b.recv(4096))
+    assert answer[:2] == [1, 0] and "malformed input, closing" in answer[2][1]
+    b.close()
