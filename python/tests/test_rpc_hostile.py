@@ -125,9 +125,11 @@ def test_a_message_over_max_buffer_size_ends_the_connection():
         pending = asyncio.ensure_future(ep.call("x"))
         u = mpk.Unpacker()
         await read_msg(rb, u)
-        wb.write(mpk.packb([0, 1, "echo", ["a" * 1000]]))   # fits
-        assert (await read_msg(rb, u))[3] == "a" * 1000
-        wb.write(mpk.packb([0, 2, "echo", ["b" * 10000]]))  # does not
+        # ten messages that fit, arriving together in more bytes than max_buffer_size
+        wb.write(b"".join(mpk.packb([0, i, "echo", ["a" * 1000]]) for i in range(1, 11)))
+        for i in range(1, 11):
+            assert await read_msg(rb, u) == [1, i, None, "a" * 1000]
+        wb.write(mpk.packb([0, 11, "echo", ["b" * 10000]]))  # does not
         assert (await read_msg(rb, u))[:2] == [1, 0]
         with pytest.raises(rpc.ConnError) as ei:
             await pending

@@ -357,6 +357,8 @@ def _bin_to_str(v, errors):
 class _Codec:
     """Options, packing, the stream decoder and message validation."""
 
+    _error = None
+
     def _init_codec(self, handlers, unicode_errors, bin_as_str, ext, limits, default, on_error):
         if handlers is None:
             handlers = Handlers()
@@ -495,6 +497,27 @@ class _Codec:
                 u.skip()
                 parts.append(None)
         return ("bad", parts, off, exc)
+
+    def _feed_data(self, data, dispatch):
+        """Feeds data in pieces that fit max_buffer_size (the unpacker holds fed - tell() bytes),
+        handling the messages each piece completes; returns a BufferFull when one message needs
+        more than max_buffer_size, else None."""
+        u = self._unpacker
+        cap = self.limits["max_buffer_size"]
+        view = memoryview(data)
+        while view:
+            room = cap - (self._fed - u.tell())
+            if room <= 0:
+                return BufferFull(f"a message needs more than max_buffer_size ({cap} bytes) "
+                                  f"at byte {u.tell()}")
+            piece = view[:room]
+            u.feed(piece)
+            self._fed += len(piece)
+            view = view[len(piece):]
+            dispatch()
+            if self._error is not None:
+                return None
+        return None
 
     def _truncated(self):
         """The cause for an end of stream: EOFError between messages, TruncatedError inside one."""
@@ -702,18 +725,10 @@ class Endpoint(_Codec):
                 if not data:
                     self._shutdown(self._truncated())
                     return
-                while True:
-                    try:
-                        u.feed(data)
-                        break
-                    except BufferFull as e:
-                        if not self._dispatch_all():
-                            e = BufferFull(f"a message needs more than max_buffer_size "
-                                           f"({self.limits['max_buffer_size']} bytes) at byte {u.tell()}")
-                            self._fatal(e)
-                            return
-                self._fed += len(data)
-                self._dispatch_all()
+                full = self._feed_data(data, self._dispatch_all)
+                if full is not None:
+                    self._fatal(full)
+                    return
                 if self._error is not None:
                     return
         except DecodeError as e:
@@ -1153,17 +1168,9 @@ class Client(_Codec):
         self.sock.close()
 
     def _feed(self, data):
-        u = self._unpacker
-        while True:
-            try:
-                u.feed(data)
-                break
-            except BufferFull:
-                if not self._drain_messages():
-                    e = BufferFull(f"a message needs more than max_buffer_size at byte {u.tell()}")
-                    self._fatal(e)
-        self._fed += len(data)
-        self._drain_messages()
+        full = self._feed_data(data, self._drain_messages)
+        if full is not None:
+            self._fatal(full)
 
     def _fatal(self, e):
         try:
