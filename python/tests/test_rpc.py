@@ -14,6 +14,12 @@ def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 60))
 
 
+async def until(cond):
+    """Waits (yielding to the loop) until cond() is true; the test's own timeout bounds it."""
+    while not cond():
+        await asyncio.sleep(0.005)
+
+
 async def stream_pair():
     """Two (reader, writer) pairs joined by a socketpair."""
     a, b = socket.socketpair()
@@ -244,7 +250,7 @@ def test_close_cancels_and_aclose_drains():
             return "done"
 
         pending = asyncio.ensure_future(a.call("slow"))
-        await asyncio.sleep(0.05)
+        await until(lambda: b._running == 1)
         a.close()
         with pytest.raises(rpc.ConnError) as ei:
             await pending
@@ -260,9 +266,10 @@ def test_close_cancels_and_aclose_drains():
         gate = asyncio.Event()
         b.register("slow", slow)
         pending = asyncio.ensure_future(a.call("slow"))
-        await asyncio.sleep(0.05)
+        await until(lambda: b._running == 1)
         closing = asyncio.ensure_future(a.aclose())
-        await asyncio.sleep(0.05)
+        for _ in range(10):
+            await asyncio.sleep(0)
         assert not closing.done()
         gate.set()
         assert await pending == "done"
@@ -273,7 +280,7 @@ def test_close_cancels_and_aclose_drains():
         gate = asyncio.Event()
         b.register("slow", slow)
         pending = asyncio.ensure_future(a.call("slow"))
-        await asyncio.sleep(0.05)
+        await until(lambda: b._running == 1)
         with pytest.raises(TimeoutError):
             await a.aclose(timeout=0.05)
         with pytest.raises(rpc.ConnError):
@@ -300,8 +307,8 @@ def test_max_handlers_bounds_running_requests():
             return i
 
         calls = [asyncio.ensure_future(a.call("work", i)) for i in range(20)]
-        await asyncio.sleep(0.1)
-        assert peak == 3 and len(b._reqs) == 17
+        await until(lambda: len(b._reqs) == 17)
+        assert peak == 3 and running == 3
         gate.set()
         assert await asyncio.gather(*calls) == list(range(20))
         a.close()

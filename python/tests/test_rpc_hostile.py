@@ -174,7 +174,7 @@ def test_eof_between_messages_and_a_reset():
         ep = await rpc.connect("127.0.0.1", port)
         conn, _ = await asyncio.get_running_loop().sock_accept(lsock)
         p = asyncio.ensure_future(ep.call("m"))
-        await asyncio.sleep(0.05)
+        assert await asyncio.get_running_loop().sock_recv(conn, 100)    # the request arrived
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         conn.close()
         with pytest.raises(rpc.ConnError) as ei:
