@@ -1,6 +1,7 @@
 # python/ — the CPython extension (package "mpk") built on the C core's sources in c/src.
 # Suites: python-<version> for every supported CPython this machine has (pytest: corpus, streams,
-# differential vs msgpack-python, hypothesis, limits, hostile input, leaks, stubs under mypy), and
+# differential vs msgpack-python, hypothesis, limits, hostile input, leaks, stubs under mypy, mpk.rpc
+# with live Neovim), and
 # python-portable (the same tests on a build with every version-specific fast path turned off,
 # MPKPY_PORTABLE; see python/ext/fast_paths.h). Driver: spec/drivers/python. Bench: bench-python.
 # Each version has its own venv in python/build/venv-<version>; builds go to python/build/ too.
@@ -28,6 +29,9 @@ PIP_QUIET := -q --disable-pip-version-check
 
 # python3-venv provides ensurepip for Debian's python3; pyenv's python3 has it already
 APT_PACKAGES += python3-venv python3-dev
+# neovim: the live peer of mpk.rpc's tests (tests/test_rpc_neovim.py), which fail, not skip, without
+# nvim; every suite installs it first
+APT_PACKAGES += neovim
 
 .PHONY: test-python python-versions driver-python bench-python test-python-portable test-python-asan
 
@@ -57,6 +61,7 @@ endef
 define PY_VERSION_RULES
 $(call PY_VENV_RULES,$(1),python/build/venv-$(1),$(call py_find,$(1)),)
 test-python-$(1): python-versions python/build/venv-$(1)/.mpk-installed
+	@tools/apt-ensure neovim
 	@$(if $(filter $(1),$(PY_DEFAULT)),MPK_TEST_PACKAGING=1) $(SUITE) python-$(1) -- python/build/venv-$(1)/bin/python -m pytest python/tests -p no:cacheprovider
 endef
 $(foreach v,$(PY_FOUND),$(eval $(call PY_VERSION_RULES,$(v))))
@@ -66,6 +71,7 @@ $(foreach v,$(PY_FOUND),$(eval $(call PY_VERSION_RULES,$(v))))
 PY_PORTABLE_VENV := python/build/venv-portable
 $(eval $(call PY_VENV_RULES,portable,$(PY_PORTABLE_VENV),$(call py_find,$(PY_DEFAULT)),MPK_PORTABLE=1))
 test-python-portable: python-versions $(PY_PORTABLE_VENV)/.mpk-installed
+	@tools/apt-ensure neovim
 	@MPK_EXPECT_PORTABLE=1 $(SUITE) python-portable -- $(PY_PORTABLE_VENV)/bin/python -m pytest python/tests -p no:cacheprovider
 
 driver-python: $(PY_VENV)/.mpk-installed
@@ -85,6 +91,7 @@ bench-python: $(PY_VENV)/.mpk-installed
 PY_ASAN_VENV := python/build/asan-venv
 $(eval $(call PY_VENV_RULES,asan,$(PY_ASAN_VENV),$(call py_find,$(PY_DEFAULT)),CFLAGS="-fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -O1" LDFLAGS="-fsanitize=address -fsanitize=undefined"))
 test-python-asan: $(PY_ASAN_VENV)/.mpk-installed
+	@tools/apt-ensure neovim
 	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so):$$(gcc -print-file-name=libubsan.so)" \
 		ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		$(SUITE) python-asan -- $(PY_ASAN_VENV)/bin/python -m pytest python/tests -p no:cacheprovider
