@@ -1073,8 +1073,18 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             }
             d->p = h + fields;
         } else if (check_len(d, h, fields, n, kind, w->top)) {
-            if (PyErr_ExceptionMatches(mpkpy_TruncatedError)) goto suspend;
-            return -1;
+            if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) return -1;
+            /* An ext -1 whose length no timestamp has is bad whatever its body: a stream says so
+             * at its head, within the length limit, instead of buffering the body (spec/README.md:
+             * a stream reports an error as soon as the bytes prove it). */
+            if (kind == T_EXT && (int8_t)h[fields - 1] == -1 && n != 4 && n != 8 && n != 12) {
+                char what[64];
+                PyErr_Clear();
+                PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
+                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
+                return -1;
+            }
+            goto suspend;
         }
         owed--;
         if (kind == T_ARRAY || kind == T_MAP) {
