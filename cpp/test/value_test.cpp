@@ -69,3 +69,18 @@ TEST(Value, ErrorsAndJson) {
     EXPECT_EQ(mpk_test::pack_hex(*j), "81a1619401fecb400c000000000000a178");
     EXPECT_EQ(doc.try_parse_json("[1,").error().kind, mpk::errc::json);
 }
+
+// spec/README.md, "Maps with duplicate keys": every pair is kept in order, and a lookup by key or
+// a conversion into a structure with unique keys gives the last pair's value.
+TEST(Value, DuplicateKeysGiveTheLastValue) {
+    auto bytes = hex("83a16101a16202a16103"); // {"a": 1, "b": 2, "a": 3}
+    mpk::document doc;
+    mpk::value v = doc.parse(bytes);
+    EXPECT_EQ(v.size(), 3u);
+    EXPECT_EQ(v["a"].as<int>(), 3);
+    EXPECT_EQ((mpk::unpack<std::map<std::string, int>>(bytes).at("a")), 3);
+    EXPECT_EQ((mpk::unpack<std::unordered_map<std::string, int>>(bytes).at("a")), 3);
+    Args args = mpk::unpack<Args>(bytes);
+    EXPECT_EQ(args.a, 3);
+    EXPECT_EQ(args.b, 2);
+}
