@@ -22,7 +22,7 @@ BENCH_QUICK_VARS := ROUNDS=3 BENCHTIME=20ms MPK_BENCH_QUICK=1
 endif
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: test bench drivers deps test-spec test-spec-ref clean bench-workloads bench-sizes bench-report bench-browser
+.PHONY: test bench drivers deps test-spec test-spec-ref clean bench-workloads bench-sizes bench-report bench-browser bench-browser-headless
 
 # Every suite runs even when an earlier one fails (-k), so the total counts all of them;
 # tools/total.py then fails the run if any suite failed or did not report.
@@ -44,7 +44,7 @@ test-spec: drivers
 
 # Every step runs even when an earlier one fails (its log is kept in build/bench-logs/), so the
 # report always has what could be measured; the run fails at the end if any step did.
-BENCH_STEPS = bench-workloads bench-sizes $(addprefix bench-,$(BENCHES)) bench-report
+BENCH_STEPS = bench-workloads bench-sizes $(addprefix bench-,$(BENCHES)) bench-browser-headless bench-report
 bench: deps
 	@mkdir -p build/bench-logs; all_start=$$(date +%s); steps="$(BENCH_STEPS)"; n=$$(echo $$steps | wc -w); i=0; failed=""; \
 	echo "[bench] $$n steps$(if $(filter 1,$(QUICK)), (QUICK=1: fewer rounds),); logs in build/bench-logs/"; \
@@ -64,6 +64,24 @@ bench-workloads:
 
 bench-sizes: bench-workloads
 	@python3 bench/sizes.py
+
+# The browser page: mpk (js/build/browser, made by js-build) vs msgpackr vs protobuf.js vs JSON.parse.
+# Its peers are installed from bench/browser's lock file into build/bench-browser (not js/).
+# `make bench-browser` serves it and prints the URL (PORT=8765 by default; Ctrl-C stops it);
+# `make bench` runs it in headless Chromium into bench/results/browser.md (bench-browser-headless).
+BENCH_BROWSER := build/bench-browser
+$(BENCH_BROWSER)/.mpk-npm-ci: bench/browser/package.json bench/browser/package-lock.json
+	@mkdir -p $(BENCH_BROWSER) && cp bench/browser/package.json bench/browser/package-lock.json $(BENCH_BROWSER)/
+	@cd $(BENCH_BROWSER) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+bench-browser: js-build bench-workloads $(BENCH_BROWSER)/.mpk-npm-ci
+	@python3 bench/browser/serve.py --port $(or $(PORT),8765)
+
+bench-browser-headless: js-build bench-workloads $(BENCH_BROWSER)/.mpk-npm-ci
+	@tools/apt-ensure chromium
+	@mkdir -p bench/results
+	@PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node bench/browser/headless.mjs $(if $(filter 1,$(QUICK)),--quick,)
 
 # The plotting environment: matplotlib in its own venv, never in `make test`'s.
 BENCH_VENV := build/bench-venv

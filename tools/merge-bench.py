@@ -25,8 +25,8 @@ RESULTS = os.path.join(ROOT, "bench", "results")
 PLOTS = os.path.join(ROOT, "bench", "plots")
 MANIFEST = os.path.join(ROOT, "build", "bench-workloads", "manifest.json")
 
-ORDER = ["c", "cpp", "python", "ruby", "js", "go"]
-LANG = {"c": "C", "cpp": "C++", "python": "Python", "ruby": "Ruby", "js": "TypeScript", "go": "Go"}
+ORDER = ["c", "cpp", "python", "ruby", "js", "browser", "go"]
+LANG = {"c": "C", "cpp": "C++", "python": "Python", "ruby": "Ruby", "js": "TypeScript", "browser": "Browser page", "go": "Go"}
 # Workload ids in report order (bench/workloads/gen.py); folders' own workloads follow these.
 WORKLOAD_ORDER = ["test1", "test2", "test3", "test4", "product", "products100", "table16", "rb_twitter", "rb_image",
                   "rb_integers", "rb_geojson", "rb_model3d", "c_ints", "c_strings", "long_string", "utf8_strings",
@@ -396,7 +396,9 @@ def sentence(name, srows, sizes):
         parts.append(js_txt)
     if pb_txt:
         parts.append(pb_txt)
-    text = f"- **{lang}**: mpk is " + "; ".join(parts) + "."
+    paths = sorted({s["mpk"]["library"] for s in srows})
+    path_note = "" if paths == ["mpk"] else f" (mpk's fastest path per row: {', '.join(paths)})"
+    text = f"- **{lang}**: mpk{path_note} is " + "; ".join(parts) + "."
     if not pb_txt:
         text += " There is no protobuf column yet, so this bench does not yet answer the seeds' question about protobuf."
     for key, losses, what in (("pb", pb_losses, "protobuf"), ("peer", peer_losses, "the MessagePack peer"), ("json", js_losses, "JSON")):
@@ -479,7 +481,18 @@ def seed_tables(sides):
             cells.append(ratio(j, a) if a and j else "—")
         if any(c != "—" for c in cells):
             out.append(f"| {lib} | {cells[0]} | {cells[1]} |")
-    out.append("| protobuf.js | not measured yet | not measured yet |")
+    br = sides.get("browser")
+    out += ["", "The seed's own comparison, decode speed relative to `JSON.parse` on the workloads that have a protobuf message "
+            "(the browser page, `bench/results/browser.md`; above 1: faster than JSON):", "",
+            "| workload | protobuf.js | mpk | msgpackr |", "|---|--:|--:|--:|"]
+    wls = [] if not br else [w for w in dict.fromkeys(x["workload"] for x in br["rows"] if x["kind"] == "protobuf")]
+    for wl in wls:
+        j = r(br, wl, "decode", library="JSON.parse", variant="Chromium page")
+        cells = [ratio(j, r(br, wl, "decode", library=lib, variant="Chromium page")) for lib in ("protobuf.js", "mpk", "msgpackr")]
+        label = next(x["label"] for x in br["rows"] if x["workload"] == wl)
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    if not wls:
+        out.append("| (no browser results yet: `make bench-browser-headless`) | — | — | — |")
     # Python
     py = sides.get("python")
     out += ["", "### Python: MessagePack against orjson", "",
@@ -583,7 +596,8 @@ def main():
         out.append(sentence(n, all_s[n], sizes))
     for n in ORDER:
         if n not in sides:
-            out.append(f"- **{LANG[n]}**: no results in `bench/results/{n}.*` yet (`make bench-{n}`).")
+            target = "bench-browser-headless" if n == "browser" else f"bench-{n}"
+            out.append(f"- **{LANG[n]}**: no results in `bench/results/{n}.*` yet (`make {target}`).")
     if sizes:
         mp_pb = [(w, s) for w, s in sizes.items() if "protobuf" in s and "MessagePack" in s]
         smaller = [w for w, s in mp_pb if s["MessagePack"] < s["protobuf"]]
