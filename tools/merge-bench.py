@@ -160,7 +160,7 @@ def conv_go(text):
         wl = map_workload(label)
         for r in body:
             side = r[0]
-            kind = {"mpk": "mpk", "mpkgen": "mpk", "protobuf": "protobuf", "json": "json"}.get(side, "msgpack")
+            kind = "mpk" if side.startswith("mpk") else {"protobuf": "protobuf", "json": "json"}.get(side, "msgpack")
             rows.append({"workload": wl, "label": label, "op": "encode" if op == "marshal" else "decode", "variant": "",
                          "library": side, "kind": kind, "typed": side in ("mpkgen", "msgp"),
                          "ns_per_op": num(r[1]), "mb_per_s": num(r[2]), "bytes": size if kind == "mpk" else None})
@@ -412,8 +412,8 @@ def sentence(name, srows, sizes):
                 if sz["protobuf"] < sz["MessagePack"] * 0.99:
                     why = f"; its encoding is {sz['protobuf']:,} B against {sz['MessagePack']:,} B: field numbers, not names"
                 elif abs(sz["protobuf"] - sz["MessagePack"]) <= 0.01 * sz["MessagePack"] and sz["MessagePack"] > 1024:
-                    why = (f"; both write the same {sz['MessagePack']:,} bytes, almost all of it one byte string, so the time is the copy "
-                           "of that payload, not the format")
+                    why = (f"; both formats take about {sz['MessagePack']:,} bytes here, nearly all of it string or binary payload, "
+                           "so the time goes to handling that payload (copying it, or decoding its UTF-8), not to the format")
             v = f" [{s['variant']}]" if s["variant"] else ""
             items.append(f"{s['label']} {s['op']}{v} ({s[key]['library']} at {1 / x:.2f}× mpk's speed{why})")
         more = f" and {len(losses) - 6} more" if len(losses) > 6 else ""

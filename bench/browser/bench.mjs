@@ -29,6 +29,8 @@ function libraries(w) {
   const td = new TextDecoder();
   const libs = [
     ["mpk", () => mpk.decode(w.mp)],
+    // bin payloads as views into the input, as msgpackr and protobuf.js return them by default
+    ["mpk zeroCopy", () => mpk.decode(w.mp, { zeroCopy: true })],
     ["msgpackr", () => unpackr.unpack(w.mp)],
   ];
   if (w.pb) libs.push(["protobuf.js", () => w.type.decode(w.pb)]);
@@ -79,16 +81,16 @@ async function run(rounds, targetMs) {
   return rows;
 }
 
-const LIBS = ["mpk", "msgpackr", "protobuf.js", "JSON.parse"];
-const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f"];
+const LIBS = ["mpk", "mpk zeroCopy", "msgpackr", "protobuf.js", "JSON.parse"];
+const COLORS = ["#1f77b4", "#9ecae1", "#ff7f0e", "#2ca02c", "#7f7f7f"];
 
 function render(rows, rounds) {
-  let h = `<table><tr><th>workload</th><th>bytes MP / pb / JSON</th>${LIBS.map((l) => `<th>${l}</th>`).join("")}${LIBS.slice(1).map((l) => `<th>${l} / mpk</th>`).join("")}</tr>`;
+  let h = `<table><tr><th>workload</th><th>bytes MP / pb / JSON</th>${LIBS.map((l) => `<th>${l}</th>`).join("")}${LIBS.slice(2).map((l) => `<th>${l} / mpk</th>`).join("")}</tr>`;
   for (const r of rows) {
     const best = Math.min(...LIBS.map((l) => r.ns[l] ?? Infinity));
     h += `<tr><td>${r.title}</td><td>${r.bytes.msgpack} / ${r.bytes.pb ?? "—"} / ${r.bytes.json}</td>`;
     h += LIBS.map((l) => `<td class="${r.ns[l] === best ? "win" : ""}">${fmt(r.ns[l])}</td>`).join("");
-    h += LIBS.slice(1).map((l) => `<td>${r.ns[l] && r.ns.mpk ? (r.ns[l] / r.ns.mpk).toFixed(2) + "×" : "—"}</td>`).join("");
+    h += LIBS.slice(2).map((l) => `<td>${r.ns[l] && r.ns.mpk ? (r.ns[l] / r.ns.mpk).toFixed(2) + "×" : "—"}</td>`).join("");
     h += "</tr>";
   }
   document.getElementById("table").innerHTML = h + `</table><p>${navigator.userAgent}; medians of ${rounds} rounds.</p>`;

@@ -49,17 +49,18 @@ if (results.error) {
 const fmt = (ns) => ns == null ? "—" : ns >= 1e6 ? (ns / 1e6).toFixed(2) + " ms" : ns >= 1e3 ? (ns / 1e3).toFixed(1) + " µs" : ns.toFixed(0) + " ns";
 const date = new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC";
 const chromeVersion = (results.userAgent.match(/Chrome\/(\S+)/) || [])[1] || "?";
-const LIBS = [["mpk", "mpk"], ["msgpackr", "msgpack"], ["protobuf.js", "protobuf"], ["JSON.parse", "json"]];
+const LIBS = [["mpk", "mpk"], ["mpk zeroCopy", "mpk"], ["msgpackr", "msgpack"], ["protobuf.js", "protobuf"], ["JSON.parse", "json"]];
 const md = [
   "## Browser page (headless Chromium): decode, mpk vs msgpackr vs protobuf.js vs JSON.parse",
   "",
   `${date}${quick ? " (QUICK=1 run: fewer rounds)" : ""}. Chromium ${chromeVersion} (headless), msgpackr ${results.versions.msgpackr} (pure JS), ` +
     `protobufjs ${results.versions.protobufjs} (\`Type.decode\`, reflection from the .proto files). The page of \`make bench-browser\`, ` +
     `run by \`bench/browser/headless.mjs\`: medians of ${results.rounds} interleaved rounds of about ${results.targetMs} ms; ` +
-    "JSON is `JSON.parse(new TextDecoder().decode(bytes))`. × is the other library's time over mpk's (above 1: mpk is faster).",
+    "JSON is `JSON.parse(new TextDecoder().decode(bytes))`. msgpackr and protobuf.js return bin payloads as views into the input; " +
+    "mpk copies them unless asked for views (`mpk zeroCopy`, its `zeroCopy: true` option). × is the other library's time over plain mpk's (above 1: mpk is faster).",
   "",
-  "| workload | bytes MP / pb / JSON | mpk | msgpackr | protobuf.js | JSON.parse | × msgpackr | × protobuf.js | × JSON.parse |",
-  "|---|---|--:|--:|--:|--:|--:|--:|--:|",
+  "| workload | bytes MP / pb / JSON | mpk | mpk zeroCopy | msgpackr | protobuf.js | JSON.parse | × msgpackr | × protobuf.js | × JSON.parse |",
+  "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
 ];
 const rows = [];
 for (const r of results.rows) {
