@@ -153,7 +153,7 @@ def conv_c_pb(text):
 def conv_go(text):
     rows = []
     for heading, header, body in tables(text):
-        m = re.match(r"^(\S+), (marshal|unmarshal) \(mpk's encoding: (\d+) bytes\)", heading)
+        m = re.match(r"^(.+), (marshal|unmarshal) \(mpk's encoding: (\d+) bytes\)", heading)
         if not m or header[:2] != ["side", "ns/op"]:
             continue
         label, op, size = m.group(1), m.group(2), int(m.group(3))
@@ -261,11 +261,39 @@ CONVERTERS = {"c": conv_c, "go": conv_go, "js": conv_js, "python": conv_python, 
 DATE_RE = r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?Z?(?: UTC)?)"
 
 
+def manifest_sizes():
+    """workload id -> MessagePack size, from build/bench-workloads (empty when not generated)."""
+    if not os.path.exists(MANIFEST):
+        return {}
+    out = {}
+    with open(MANIFEST, encoding="utf-8") as f:
+        for w in json.load(f)["workloads"]:
+            p = os.path.join(os.path.dirname(MANIFEST), w["files"]["msgpack"])
+            if os.path.exists(p):
+                out[w["id"]] = os.path.getsize(p)
+    return out
+
+
+def check_mapping(rows):
+    """Un-map a folder's dataset from a common workload id when its mpk bytes show another value
+    (e.g. go/bench's "test3 nested", 24 bytes, is not the common Test3 of 8 KiB)."""
+    sizes = manifest_sizes()
+    wrong = set()
+    for r in rows:
+        size = sizes.get(r["workload"])
+        if size and r["kind"] == "mpk" and r.get("bytes") and abs(r["bytes"] - size) > 0.02 * size:
+            wrong.add((r["workload"], r.get("label")))
+    for r in rows:
+        if (r["workload"], r.get("label")) in wrong:
+            r["workload"] = r.get("label") or r["workload"]
+    return rows
+
+
 def derive(name, md_path):
     with open(md_path, encoding="utf-8") as f:
         text = f.read()
     conv = CONVERTERS.get(name)
-    rows = conv(text) if conv else []
+    rows = check_mapping(conv(text)) if conv else []
     title = first_match(r"^#+\s*(.+)$", text, name)
     return {"name": name, "title": title, "date": first_match(DATE_RE, text), "quick": bool(re.search(r"QUICK=1|quick run", text)),
             "derived_from": os.path.basename(md_path), "rows": rows}
@@ -572,10 +600,26 @@ def main():
             "so only ratios within one folder's run mean much. Each folder's section below gives its own date and library versions. "
             "Ratios are the other library's time over mpk's for the same workload and operation (above 1: mpk is faster). "
             "Regenerate everything with `make bench`, one folder with `make bench-<name>` then `python3 tools/merge-bench.py`.", ""]
+    all_s = {n: summary_rows(n, sides[n], manifest_ids) for n in names}
     dates = [f"{LANG.get(n, n)} {sides[n].get('date') or '?'}" + (" (quick)" if sides[n].get("quick") else "") for n in names]
     out += ["Results dated: " + "; ".join(dates) + ".", ""]
-    # Summary
     all_s = {n: summary_rows(n, sides[n], manifest_ids) for n in names}
+    # At a glance: one line per language (the text the top README can carry)
+    out += ["## At a glance", "",
+            "Per language, over the summary's rows below: the median of the other library's time over mpk's (above 1: mpk is "
+            "faster) and how many rows mpk wins.", "",
+            "| language | vs best MessagePack peer | vs protobuf | vs JSON |", "|---|--:|--:|--:|"]
+    for n in names:
+        cells = []
+        for key in ("peer", "pb", "json"):
+            rs = [s for s in all_s[n] if s[key]]
+            if not rs:
+                cells.append("not measured")
+                continue
+            xs = [s[key]["ns_per_op"] / s["base"][key]["ns_per_op"] for s in rs]
+            cells.append(f"{statistics.median(xs):.2f}× ({sum(1 for x in xs if x > 1)} of {len(xs)})")
+        out.append(f"| {LANG.get(n, n)} | " + " | ".join(cells) + " |")
+    out += [""]
     out += ["## Summary", "",
             "Per language and workload: mpk's time, then the best MessagePack peer, protobuf and JSON as library and time ratio "
             "(above 1: mpk is faster); sizes are the workload's encoded bytes (MessagePack / protobuf / JSON, `bench/results/sizes.md`). "
