@@ -176,7 +176,7 @@ def conv_js(text):
         env, op = m.group(1), m.group(2)
         libs = []
         for k, h in enumerate(header[2:], start=2):
-            if h.startswith("vs "):
+            if h.startswith("vs ") or " vs " in h:
                 break
             libs.append((k, h))
         for r in body:
@@ -188,7 +188,7 @@ def conv_js(text):
                 t = parse_time(r[k])
                 if t is None:
                     continue
-                kind = "mpk" if h == "mpk" else "json" if h == "JSON" else "protobuf" if "proto" in h else "msgpack"
+                kind = "mpk" if h.startswith("mpk") else "json" if h == "JSON" else "protobuf" if "proto" in h else "msgpack"
                 rows.append({"workload": wl, "label": r[0], "op": op, "variant": env, "library": h, "kind": kind, "ns_per_op": t})
     return rows
 
