@@ -227,7 +227,8 @@ def conv_cpp(text):
             n = counts.get(test)
             if not n:
                 continue
-            kind = "mpk" if lib.startswith("mpk") else "protobuf" if lib.startswith("protobuf") else "msgpack"
+            kind = ("mpk" if lib.startswith("mpk") else "protobuf" if lib.startswith("protobuf")
+                    else "json" if "json" in lib.lower() else "msgpack")
             mb = num(r[2])
             for op, col in (("encode", 3), ("decode", 5)):
                 s = num(r[col])

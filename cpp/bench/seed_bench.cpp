@@ -14,6 +14,12 @@
 
 #include "seed.pb.h"
 
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -160,6 +166,65 @@ cell run_protobuf(std::size_t n, const T &msg) {
     return c;
 }
 
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+// ---- JSON (RapidJSON), the seed's question's third format ------------------------------------------
+// The same values as JSON arrays (Test1 [1,2], Test2 [-1,-2], Test3 the 8 KiB as a string of 8192
+// bytes: JSON has no binary type, Test4 the three nested), written back to back; read back one
+// document after another (kParseStopWhenDoneFlag) into a new Document each, then into the struct
+// (values read out and summed, as the other libraries' typed reads). A new Document per message is
+// RapidJSON's documented use; its pool allocator keeps nothing across parses.
+template <class Writer>
+void json_pair(Writer &w, std::int64_t a, std::int64_t b) {
+    w.StartArray();
+    w.Int64(a);
+    w.Int64(b);
+    w.EndArray();
+}
+
+cell run_json(std::size_t n, int which) {
+    cell c;
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    auto write_one = [&] {
+        w.Reset(sb);
+        if (which == 1) json_pair(w, 1, 2);
+        else if (which == 2) json_pair(w, -1, -2);
+        else if (which == 3) w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
+        else {
+            w.StartArray();
+            json_pair(w, 1, 2);
+            json_pair(w, -1, -2);
+            w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
+            w.EndArray();
+        }
+    };
+    write_one();
+    std::size_t one = sb.GetSize();
+    sb.Clear();
+    sb.Reserve(n * (one + 16) + 64); // every library presizes its buffer
+    c.ser = seconds_of([&] {
+        sb.Clear();
+        for (std::size_t i = 0; i < n; i++) write_one();
+    });
+    c.bytes = sb.GetSize();
+    c.des = seconds_of([&] {
+        rapidjson::StringStream ss(sb.GetString());
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            rapidjson::Document d;
+            d.ParseStream<rapidjson::kParseStopWhenDoneFlag>(ss);
+            if (d.HasParseError()) std::abort();
+            if (which == 1) sum += static_cast<std::uint64_t>(d[0].GetUint() + d[1].GetUint());
+            else if (which == 2) sum += static_cast<std::uint64_t>(d[0].GetInt() + d[1].GetInt());
+            else if (which == 3) sum += d.GetStringLength();
+            else sum += d[2].GetStringLength() + d[0][0].GetUint() + static_cast<std::uint64_t>(d[1][1].GetInt());
+        }
+        g_sink = sum;
+    });
+    return c;
+}
+#endif
+
 cell median(std::vector<cell> runs) {
     cell out;
     auto med = [&](auto get) {
@@ -197,24 +262,48 @@ int main(int argc, char **argv) {
     seed::Test3 p3; p3.set_data(std::string(g_payload.begin(), g_payload.end()));
     seed::Test4 p4; *p4.mutable_test1() = p1; *p4.mutable_test2() = p2; *p4.mutable_test3() = p3;
 
-    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb; };
+    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb, json; };
     std::vector<row> rows;
     rows.push_back({"Test1", small, repeat(runs, [&] { return run_mpk(small, m1); }),
                     repeat(runs, [&] { return run_msgpack(small, c1, false); }),
                     repeat(runs, [&] { return run_msgpack(small, c1, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p1); })});
+                    repeat(runs, [&] { return run_protobuf(small, p1); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(small, 1); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test2", small, repeat(runs, [&] { return run_mpk(small, m2); }),
                     repeat(runs, [&] { return run_msgpack(small, c2, false); }),
                     repeat(runs, [&] { return run_msgpack(small, c2, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p2); })});
+                    repeat(runs, [&] { return run_protobuf(small, p2); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(small, 2); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test3", large, repeat(runs, [&] { return run_mpk(large, m3); }),
                     repeat(runs, [&] { return run_msgpack(large, c3, false); }),
                     repeat(runs, [&] { return run_msgpack(large, c3, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p3); })});
+                    repeat(runs, [&] { return run_protobuf(large, p3); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(large, 3); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test4", large, repeat(runs, [&] { return run_mpk(large, m4); }),
                     repeat(runs, [&] { return run_msgpack(large, c4, false); }),
                     repeat(runs, [&] { return run_msgpack(large, c4, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p4); })});
+                    repeat(runs, [&] { return run_protobuf(large, p4); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(large, 4); })
+#else
+                    cell{}
+#endif
+                    });
 
     std::printf("## C++ (cpp/bench): the seed's Test1-Test4\n\n");
     std::printf("Medians of %d runs. Test1/Test2: 2^23 messages, Test3/Test4: 2^15; all serialized into one "
@@ -225,8 +314,9 @@ int main(int argc, char **argv) {
     for (auto &r : rows) {
         struct lib { const char *name; cell c; };
         lib libs[] = {{"mpk (typed)", r.mpk}, {"msgpack-cxx documented", r.cdoc}, {"msgpack-cxx zone+raw_ref", r.cfast},
-                      {"protobuf 3.21", r.pb}};
+                      {"protobuf 3.21", r.pb}, {"RapidJSON", r.json}};
         for (auto &l : libs) {
+            if (l.c.bytes == 0) continue; // RapidJSON not built in
             double mb = static_cast<double>(l.c.bytes) / 1e6;
             std::printf("| %s | %s | %.1f | %.4f | %.0f | %.4f | %.0f | %.2fx | %.2fx |\n", r.test, l.name, mb, l.c.ser,
                         mb * 8 / l.c.ser, l.c.des, mb * 8 / l.c.des, r.pb.ser / l.c.ser, r.pb.des / l.c.des);
