@@ -15,6 +15,7 @@ import os
 import matplotlib
 
 matplotlib.use("svg")
+matplotlib.rcParams["svg.hashsalt"] = "mpk-bench"  # the same plot gives the same file
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,7 +84,7 @@ def main():
             sel = [s for s in rows if s["op"] == op and s["variant"] == variant]
             groups = [(s["label"], {k: (s[k]["ns_per_op"] if s[k] else None) for k, _, _ in SERIES}) for s in sel]
             per = "item" if any(s.get("per") == "item" for s in sel) else "op"
-            fn = f"{name}-{op}" + (f"-{variant.lower()}" if variant else "") + ".svg"
+            fn = f"{name}-{op}" + ("-" + "-".join(variant.lower().split()) if variant else "") + ".svg"
             title = f"{mb.LANG.get(name, name)}: {op}" + (f" ({variant})" if variant else "") + " — time, lower is better"
             if bars(os.path.join(OUT, fn), title, groups, f"ns per {per}", None):
                 made.append(fn)
