@@ -218,7 +218,7 @@ def conv_python(text):
 
 def conv_cpp(text):
     rows = []
-    counts = {"Test1": 1 << 23, "Test2": 1 << 23, "Test3": 1 << 15, "Test4": 1 << 15}
+    counts = {"Test1": 1 << 23, "Test2": 1 << 23, "Test3": 1 << 15, "Test4": 1 << 15, "Product": 1 << 20}
     for heading, header, body in tables(text):
         if header[:3] != ["test", "library", "MB"]:
             continue
@@ -234,7 +234,7 @@ def conv_cpp(text):
                 s = num(r[col])
                 if s is None:
                     continue
-                rows.append({"workload": test.lower(), "label": test, "op": op, "variant": "", "library": lib, "kind": kind,
+                rows.append({"workload": test.lower(), "label": test, "op": op, "variant": "", "library": lib, "kind": kind,  # test1..4, product
                              "typed": True, "ns_per_op": s * 1e9 / n, "bytes": round(mb * 1e6 / n) if mb else None})
     return rows
 
