@@ -120,6 +120,9 @@ def conv_c(text):
                 variant = ""
             mpk_ns = num(r[ix["mpk ns/item"]])
             sizes = [num(x) for x in r[ix["bytes mpk / msgpack-c / JSON"]].split("/")]
+            per = re.match(r"^(\d+) × ", label)  # "4194304 × [1, 2]": the bytes are for all the messages
+            if per:
+                sizes = [x / int(per.group(1)) if x else x for x in sizes]
             wl = map_workload(label)
             base = {"workload": wl, "label": label, "op": kind_op, "variant": variant, "per": "item", "run": "c-main"}
             rows.append(dict(base, library="mpk", kind="mpk", ns_per_op=mpk_ns, bytes=sizes[0]))
