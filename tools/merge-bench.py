@@ -584,12 +584,13 @@ def main():
     if os.path.exists(MANIFEST):
         with open(MANIFEST, encoding="utf-8") as f:
             manifest_ids |= {w["id"] for w in json.load(f)["workloads"]}
-    sizes = {}
+    sizes, zsizes = {}, {}
     sizes_path = os.path.join(RESULTS, "sizes.json")
     if os.path.exists(sizes_path):
         with open(sizes_path, encoding="utf-8") as f:
             for r in json.load(f)["rows"]:
                 sizes.setdefault(r["workload"], {})[r["format"]] = r["raw"]
+                zsizes.setdefault(r["workload"], {})[r["format"]] = r.get("zstd")
     names = [n for n in ORDER if n in sides] + sorted(n for n in sides if n not in ORDER)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     cpu = ""
@@ -652,10 +653,16 @@ def main():
         mp_pb = [(w, s) for w, s in sizes.items() if "protobuf" in s and "MessagePack" in s]
         smaller = [w for w, s in mp_pb if s["MessagePack"] < s["protobuf"]]
         mp_js = [(w, s) for w, s in sizes.items() if "JSON" in s and "MessagePack" in s]
+        larger = [w for w, sz in mp_pb if sz["MessagePack"] > sz["protobuf"]]
+        same = len(mp_pb) - len(smaller) - len(larger)
+        excess = [f"{w} +{(sizes[w]['MessagePack'] / sizes[w]['protobuf'] - 1) * 100:.1f}%" for w in larger]
+        closer = [w for w in larger if zsizes.get(w, {}).get("MessagePack") and zsizes[w].get("protobuf")
+                  and zsizes[w]["MessagePack"] / zsizes[w]["protobuf"] < sizes[w]["MessagePack"] / sizes[w]["protobuf"]]
         out.append(f"- **Sizes** (every language alike): MessagePack is smaller than JSON on "
-                   f"{sum(1 for w, s in mp_js if s['MessagePack'] < s['JSON'])} of {len(mp_js)} workloads and smaller than protobuf on "
-                   f"{len(smaller)} of {len(mp_pb)} ({', '.join(smaller) or 'none'}); protobuf's field numbers and varints make it "
-                   "smaller on records with named fields and on numbers, and gzip or zstd mostly closes the gap (`bench/results/sizes.md`).")
+                   f"{sum(1 for w, s in mp_js if s['MessagePack'] < s['JSON'])} of {len(mp_js)} workloads. Against protobuf, on the "
+                   f"{len(mp_pb)} with a schema: smaller on {len(smaller)} ({', '.join(smaller) or 'none'}), the same size on {same}, "
+                   f"larger on {len(larger)} ({', '.join(excess) or 'none'}; protobuf writes field numbers where MessagePack writes "
+                   f"names, and varints), and zstd narrows the gap on {len(closer)} of those {len(larger)} (`bench/results/sizes.md`).")
     # Plots
     plots = sorted(glob.glob(os.path.join(PLOTS, "*.svg")))
     if plots:
