@@ -29,7 +29,7 @@ CPP_BENCH_RUNS ?= 5
 
 .PHONY: bench-cpp
 bench-cpp:
-	@tools/apt-ensure libmsgpack-cxx-dev libprotobuf-dev protobuf-compiler
+	@tools/apt-ensure libmsgpack-cxx-dev libprotobuf-dev protobuf-compiler rapidjson-dev
 	@cmake -S cpp -B $(CPP_BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DMPK_CPP_BUILD_BENCH=ON \
 		-DMPK_CPP_BUILD_TESTS=OFF -DMPK_CPP_BUILD_DRIVER=OFF >/dev/null
 	@cmake --build $(CPP_BUILD)/bench -j2 >/dev/null

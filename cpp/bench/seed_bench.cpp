@@ -13,6 +13,13 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "seed.pb.h"
+#include "workloads.pb.h"
+
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -32,6 +39,11 @@ struct Test1 { std::uint32_t a = 1, b = 2; MPK_FIELDS(a, b) };
 struct Test2 { std::int32_t a = -1, b = -2; MPK_FIELDS(a, b) };
 struct Test3 { mpk::bytes_view data; MPK_FIELDS(data) };
 struct Test4 { Test1 test1; Test2 test2; Test3 test3; MPK_FIELDS(test1, test2, test3) };
+// The Go seed's Product (bench/workloads: the "product" workload), as a map keyed by field names.
+struct Product {
+    std::int64_t id = 0; std::string name, description; std::int32_t price = 0; std::vector<std::string> colors;
+    MPK_FIELDS_MAP(id, name, description, price, colors)
+};
 } // namespace m
 
 // ---- msgpack-cxx (the seed's structs) -------------------------------------------------------------
@@ -40,6 +52,10 @@ struct Test1 { std::uint32_t a = 1, b = 2; MSGPACK_DEFINE(a, b); };
 struct Test2 { std::int32_t a = -1, b = -2; MSGPACK_DEFINE(a, b); };
 struct Test3 { msgpack::type::raw_ref data; MSGPACK_DEFINE(data); };
 struct Test4 { Test1 test1; Test2 test2; Test3 test3; MSGPACK_DEFINE(test1, test2, test3); };
+struct Product {
+    std::int64_t id = 0; std::string name, description; std::int32_t price = 0; std::vector<std::string> colors;
+    MSGPACK_DEFINE_MAP(id, name, description, price, colors);
+};
 } // namespace c
 
 double seconds_of(const std::function<void()> &fn) {
@@ -56,6 +72,11 @@ struct cell {
 volatile std::uint64_t g_sink;
 
 std::vector<char> g_payload(kBin, 'x');
+
+// The Go seed's Product (go/bench/values.go SampleProduct; bench/workloads/gen.py product()).
+const m::Product g_product{191919191919, "Men's Trail Running Shoe",
+                           "Lightweight trail running shoe with a breathable mesh upper and a grippy rubber outsole.", 18900,
+                           {"Black", "Forest Green", "Slate Blue"}};
 
 // ---- one message kind through one library -------------------------------------------------------
 
@@ -76,6 +97,7 @@ cell run_mpk(std::size_t n, const T &msg) {
             if (!r.read(t)) std::abort();
             if constexpr (std::is_same_v<T, m::Test1> || std::is_same_v<T, m::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
             else if constexpr (std::is_same_v<T, m::Test3>) sum += t.data.size();
+            else if constexpr (std::is_same_v<T, m::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
             else sum += t.test3.data.size() + static_cast<std::uint64_t>(t.test1.a);
         }
         g_sink = sum;
@@ -108,6 +130,7 @@ cell run_msgpack(std::size_t n, const T &msg, bool fast) {
                 z.clear();
                 if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
                 else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
+                else if constexpr (std::is_same_v<T, c::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
                 else sum += t.test3.data.size + t.test1.a;
             }
         } else {
@@ -116,6 +139,7 @@ cell run_msgpack(std::size_t n, const T &msg, bool fast) {
                 oh.get().convert(t);
                 if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
                 else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
+                else if constexpr (std::is_same_v<T, c::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
                 else sum += t.test3.data.size + t.test1.a;
             }
         }
@@ -153,12 +177,84 @@ cell run_protobuf(std::size_t n, const T &msg) {
             cis.PopLimit(limit);
             if constexpr (std::is_same_v<T, seed::Test1> || std::is_same_v<T, seed::Test2>) sum += static_cast<std::uint64_t>(t.a() + t.b());
             else if constexpr (std::is_same_v<T, seed::Test3>) sum += t.data().size();
+            else if constexpr (std::is_same_v<T, mpkbench::Product>) sum += static_cast<std::uint64_t>(t.id() + t.price()) + t.name().size() + static_cast<std::uint64_t>(t.colors_size());
             else sum += t.test3().data().size() + t.test1().a();
         }
         g_sink = sum;
     });
     return c;
 }
+
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+// ---- JSON (RapidJSON), the seed's question's third format ------------------------------------------
+// The same values as JSON arrays (Test1 [1,2], Test2 [-1,-2], Test3 the 8 KiB as a string of 8192
+// bytes: JSON has no binary type, Test4 the three nested), written back to back; read back one
+// document after another (kParseStopWhenDoneFlag) into a new Document each, then into the struct
+// (values read out and summed, as the other libraries' typed reads). A new Document per message is
+// RapidJSON's documented use; its pool allocator keeps nothing across parses.
+template <class Writer>
+void json_pair(Writer &w, std::int64_t a, std::int64_t b) {
+    w.StartArray();
+    w.Int64(a);
+    w.Int64(b);
+    w.EndArray();
+}
+
+cell run_json(std::size_t n, int which) {
+    cell c;
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    auto write_one = [&] {
+        w.Reset(sb);
+        if (which == 1) json_pair(w, 1, 2);
+        else if (which == 2) json_pair(w, -1, -2);
+        else if (which == 3) w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
+        else if (which == 5) {
+            w.StartObject();
+            w.Key("id"); w.Int64(g_product.id);
+            w.Key("name"); w.String(g_product.name.data(), static_cast<rapidjson::SizeType>(g_product.name.size()));
+            w.Key("description"); w.String(g_product.description.data(), static_cast<rapidjson::SizeType>(g_product.description.size()));
+            w.Key("price"); w.Int(g_product.price);
+            w.Key("colors");
+            w.StartArray();
+            for (auto &col : g_product.colors) w.String(col.data(), static_cast<rapidjson::SizeType>(col.size()));
+            w.EndArray();
+            w.EndObject();
+        } else {
+            w.StartArray();
+            json_pair(w, 1, 2);
+            json_pair(w, -1, -2);
+            w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
+            w.EndArray();
+        }
+    };
+    write_one();
+    std::size_t one = sb.GetSize();
+    sb.Clear();
+    sb.Reserve(n * (one + 16) + 64); // every library presizes its buffer
+    c.ser = seconds_of([&] {
+        sb.Clear();
+        for (std::size_t i = 0; i < n; i++) write_one();
+    });
+    c.bytes = sb.GetSize();
+    c.des = seconds_of([&] {
+        rapidjson::StringStream ss(sb.GetString());
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            rapidjson::Document d;
+            d.ParseStream<rapidjson::kParseStopWhenDoneFlag>(ss);
+            if (d.HasParseError()) std::abort();
+            if (which == 1) sum += static_cast<std::uint64_t>(d[0].GetUint() + d[1].GetUint());
+            else if (which == 2) sum += static_cast<std::uint64_t>(d[0].GetInt() + d[1].GetInt());
+            else if (which == 3) sum += d.GetStringLength();
+            else if (which == 5) sum += static_cast<std::uint64_t>(d["id"].GetInt64() + d["price"].GetInt()) + d["name"].GetStringLength() + d["colors"].Size();
+            else sum += d[2].GetStringLength() + d[0][0].GetUint() + static_cast<std::uint64_t>(d[1][1].GetInt());
+        }
+        g_sink = sum;
+    });
+    return c;
+}
+#endif
 
 cell median(std::vector<cell> runs) {
     cell out;
@@ -197,27 +293,69 @@ int main(int argc, char **argv) {
     seed::Test3 p3; p3.set_data(std::string(g_payload.begin(), g_payload.end()));
     seed::Test4 p4; *p4.mutable_test1() = p1; *p4.mutable_test2() = p2; *p4.mutable_test3() = p3;
 
-    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb; };
+    const std::size_t mid = std::size_t{1} << 20;
+    c::Product cprod{g_product.id, g_product.name, g_product.description, g_product.price, g_product.colors};
+    mpkbench::Product pprod;
+    pprod.set_id(g_product.id); pprod.set_name(g_product.name); pprod.set_description(g_product.description);
+    pprod.set_price(g_product.price);
+    for (auto &col : g_product.colors) pprod.add_colors(col);
+
+    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb, json; };
     std::vector<row> rows;
     rows.push_back({"Test1", small, repeat(runs, [&] { return run_mpk(small, m1); }),
                     repeat(runs, [&] { return run_msgpack(small, c1, false); }),
                     repeat(runs, [&] { return run_msgpack(small, c1, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p1); })});
+                    repeat(runs, [&] { return run_protobuf(small, p1); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(small, 1); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test2", small, repeat(runs, [&] { return run_mpk(small, m2); }),
                     repeat(runs, [&] { return run_msgpack(small, c2, false); }),
                     repeat(runs, [&] { return run_msgpack(small, c2, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p2); })});
+                    repeat(runs, [&] { return run_protobuf(small, p2); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(small, 2); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test3", large, repeat(runs, [&] { return run_mpk(large, m3); }),
                     repeat(runs, [&] { return run_msgpack(large, c3, false); }),
                     repeat(runs, [&] { return run_msgpack(large, c3, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p3); })});
+                    repeat(runs, [&] { return run_protobuf(large, p3); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(large, 3); })
+#else
+                    cell{}
+#endif
+                    });
     rows.push_back({"Test4", large, repeat(runs, [&] { return run_mpk(large, m4); }),
                     repeat(runs, [&] { return run_msgpack(large, c4, false); }),
                     repeat(runs, [&] { return run_msgpack(large, c4, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p4); })});
+                    repeat(runs, [&] { return run_protobuf(large, p4); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(large, 4); })
+#else
+                    cell{}
+#endif
+                    });
+
+    rows.push_back({"Product", mid, repeat(runs, [&] { return run_mpk(mid, g_product); }),
+                    repeat(runs, [&] { return run_msgpack(mid, cprod, false); }),
+                    repeat(runs, [&] { return run_msgpack(mid, cprod, true); }),
+                    repeat(runs, [&] { return run_protobuf(mid, pprod); }),
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+                    repeat(runs, [&] { return run_json(mid, 5); })
+#else
+                    cell{}
+#endif
+                    });
 
     std::printf("## C++ (cpp/bench): the seed's Test1-Test4\n\n");
-    std::printf("Medians of %d runs. Test1/Test2: 2^23 messages, Test3/Test4: 2^15; all serialized into one "
+    std::printf("Medians of %d runs. Test1/Test2: 2^23 messages, Test3/Test4: 2^15, the Go seed's Product (a map keyed by field names; protobuf: mpkbench.Product of bench/workloads/workloads.proto): 2^20; all serialized into one "
                 "buffer, then deserialized one after another into typed structs. Mbps = message bytes x 8 / seconds.\n\n",
                 runs);
     std::printf("| test | library | MB | serialize s | Mbps | deserialize s | Mbps | ser. vs protobuf | deser. vs protobuf |\n");
@@ -225,8 +363,9 @@ int main(int argc, char **argv) {
     for (auto &r : rows) {
         struct lib { const char *name; cell c; };
         lib libs[] = {{"mpk (typed)", r.mpk}, {"msgpack-cxx documented", r.cdoc}, {"msgpack-cxx zone+raw_ref", r.cfast},
-                      {"protobuf 3.21", r.pb}};
+                      {"protobuf 3.21", r.pb}, {"RapidJSON", r.json}};
         for (auto &l : libs) {
+            if (l.c.bytes == 0) continue; // RapidJSON not built in
             double mb = static_cast<double>(l.c.bytes) / 1e6;
             std::printf("| %s | %s | %.1f | %.4f | %.0f | %.4f | %.0f | %.2fx | %.2fx |\n", r.test, l.name, mb, l.c.ser,
                         mb * 8 / l.c.ser, l.c.des, mb * 8 / l.c.des, r.pb.ser / l.c.ser, r.pb.des / l.c.des);
