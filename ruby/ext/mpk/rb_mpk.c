@@ -214,8 +214,9 @@ VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_u
  * up to 64 bytes go through a cache, one per decode, that compares the bytes with the last key seen
  * at the same slot. 64 slots of keys up to 32 bytes missed a third of twitter.json's keys (7300
  * interned a decode); 256 slots, up to 64 bytes, a slot hash over the first and last 8 bytes, and
- * no zeroing of unused slots (a bitmap says which are set): twitter.json unpack 19.9M -> see the
- * commit log (callgrind). A miss (or a collision) takes the plain path, which the cache then
+ * no zeroing of unused slots (a bitmap says which are set), with new_string below: twitter.json
+ * unpack 16.0M -> 14.1M instructions a call, Test1 6.4k -> 4.3k (callgrind, bench/icount.rb;
+ * msgpack-ruby 22.7M and 12.2k). A miss (or a collision) takes the plain path, which the cache then
  * remembers: the result is the same interned String either way. */
 static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
     uint64_t a, b;
@@ -256,8 +257,8 @@ static int enc_utf8, enc_binary; /* encoding indexes, looked up once */
 /* A new String of len bytes in encoding encidx. rb_utf8_str_new / rb_enc_str_new go through
  * rb_enc_associate_index (about 140 instructions: it looks the encoding up, checks the String's
  * current one and clears its coderange); a String just made by rb_str_new is ASCII-8BIT with an
- * unknown coderange, so setting the index in its flags is all that is needed (twitter.json unpack:
- * see the commit log, callgrind). An index too big to sit in the flags (never UTF-8 or binary,
+ * unknown coderange, so setting the index in its flags is all that is needed (5700 Strings a
+ * twitter.json decode; see make_key for the measurement). An index too big to sit in the flags (never UTF-8 or binary,
  * which CRuby numbers 0-2) takes the general call. */
 static inline VALUE new_string(const uint8_t *data, uint32_t len, int encidx) {
     VALUE s = rb_str_new((const char *)data, len);
@@ -294,13 +295,54 @@ static VALUE make_ext(const rb_mpk_uopts *o, int type, const uint8_t *data, uint
     rb_mpk_raise(eUnknownExtTypeError, "unknown_ext_type", (long long)head, "unknown ext type %d", type);
 }
 
+/* The value about to be read is a map key: the innermost open container is a map holding an even
+ * count of values so far. Asked only for strs and bins (the only keys that are made differently). */
+static inline int at_key(const decoder *d) {
+    if (!d->n) return 0;
+    const frame *top = &d->frames[d->n - 1];
+    return top->is_map && !((d->nvals - top->base) & 1);
+}
+
+/* Speed trick: float 64 and int/uint 8/16/32 read here rather than by mpk_reader_next, whose
+ * inline part decodes only fixints, short strs/bins and fixarrays/fixmaps and sends every other
+ * head through the out-of-line path (about 47 instructions a float). Reads the head and its bytes,
+ * then closes the enclosing container exactly as the reader does (mpk__reader_value_done, the
+ * reader's own inline step). Instructions a call (callgrind, bench/icount.rb): canada.json unpack
+ * 44.0M -> 34.1M, 3D model 8.73M -> 3.89M, integer array 1.56M -> 0.66M (msgpack-ruby: 51.7M,
+ * 12.6M, 2.08M). Only
+ * when 9 bytes are left and the reader has no error (it pulls `end` to `pos` on error), so no check
+ * of the reader's is skipped: anything else returns 0 and goes through mpk_reader_next, which
+ * decodes the same heads to the same values (corpus_spec covers every form both ways). */
+static inline int read_number_inline(mpk_reader *r, VALUE *out) {
+    const uint8_t *p = r->pos;
+    if (MPK__UNLIKELY((size_t)(r->end - p) < 9)) return 0;
+    switch (*p) {
+    case 0xcb: {
+        uint64_t bits = mpk__load64(p + 1);
+        double f;
+        memcpy(&f, &bits, 8);
+        *out = DBL2NUM(f);
+        r->pos = p + 9;
+        break;
+    }
+    case 0xcc: *out = INT2FIX(p[1]); r->pos = p + 2; break;
+    case 0xcd: *out = INT2FIX(mpk__load16(p + 1)); r->pos = p + 3; break;
+    case 0xce: *out = UINT2NUM(mpk__load32(p + 1)); r->pos = p + 5; break;
+    case 0xd0: *out = INT2FIX((int8_t)p[1]); r->pos = p + 2; break;
+    case 0xd1: *out = INT2FIX((int16_t)mpk__load16(p + 1)); r->pos = p + 3; break;
+    case 0xd2: *out = INT2NUM((int32_t)mpk__load32(p + 1)); r->pos = p + 5; break;
+    default: return 0;
+    }
+    mpk__reader_value_done(r);
+    return 1;
+}
+
 static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned long long base) {
     mpk_reader *r = &d->r;
     mpk_tag t;
     VALUE v;
     for (;;) {
-        frame *top = d->n ? &d->frames[d->n - 1] : NULL;
-        int is_key = top && top->is_map && !((d->nvals - top->base) & 1);
+        if (read_number_inline(r, &v)) goto hand_over;
         size_t head = mpk_reader_offset(r);
         if (!mpk_reader_next(r, &t)) {
             mpk_error e = mpk_reader_error(r);
@@ -316,8 +358,8 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
             if (!NIL_P(o->f32_class)) v = rb_funcall(o->f32_class, id_new, 1, v);
             break;
         case MPK_FLOAT64: v = DBL2NUM(t.v.f64); break;
-        case MPK_STR: v = make_string(d, o, t.data, t.len, is_key, enc_utf8); break;
-        case MPK_BIN: v = make_string(d, o, t.data, t.len, is_key, enc_binary); break;
+        case MPK_STR: v = make_string(d, o, t.data, t.len, at_key(d), enc_utf8); break;
+        case MPK_BIN: v = make_string(d, o, t.data, t.len, at_key(d), enc_binary); break;
         case MPK_EXT:
         case MPK_TIMESTAMP: v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head); break;
         case MPK_ARRAY:
@@ -333,6 +375,7 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         }
         default: rb_raise(rb_eRuntimeError, "mpk: unknown tag type %d", (int)t.type);
         }
+    hand_over:
         /* hand v to its container; a container that completes is handed to its own parent */
         for (;;) {
             if (d->n == 0) return v;
@@ -344,7 +387,6 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         }
     }
 }
-
 typedef struct decode_call {
     decoder *d;
     const rb_mpk_uopts *o;
