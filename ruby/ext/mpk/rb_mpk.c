@@ -117,8 +117,8 @@ typedef struct frame {
 
 #define SMALL_FRAMES 16
 #define SMALL_VALUES 64
-#define KEY_CACHE 64
-#define KEY_CACHE_MAX_LEN 32
+#define KEY_CACHE 256        /* slots; a power of two */
+#define KEY_CACHE_MAX_LEN 64
 
 typedef struct decoder {
     mpk_reader r;
@@ -129,7 +129,8 @@ typedef struct decoder {
     size_t nvals, vcap;
     frame small[SMALL_FRAMES];
     VALUE small_vals[SMALL_VALUES];
-    VALUE key_str[KEY_CACHE];  /* key cache: interned key Strings seen in this decode ... */
+    uint64_t key_used[KEY_CACHE / 64]; /* key cache: slots in use (the others are not initialized) */
+    VALUE key_str[KEY_CACHE];  /* interned key Strings seen in this decode ... */
     VALUE key_out[KEY_CACHE];  /* ... and what they became (the String, or its Symbol) */
 } decoder;
 
@@ -137,6 +138,7 @@ static void decoder_mark(void *p) {
     decoder *d = p;
     for (size_t i = 0; i < d->nvals; i++) rb_gc_mark(d->vals[i]);
     for (int i = 0; i < KEY_CACHE; i++) {
+        if (!(d->key_used[i / 64] >> (i % 64) & 1)) continue;
         rb_gc_mark(d->key_str[i]);
         rb_gc_mark(d->key_out[i]);
     }
@@ -205,40 +207,75 @@ static VALUE build_container(decoder *d, const rb_mpk_uopts *o, frame *f) {
 
 VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_unpacker.c */
 
-static rb_encoding *binary_enc;
 
 /* A map key: a frozen, deduplicated String (or its Symbol with symbolize_keys). Records repeat
  * their keys, and interning hashes the bytes and looks them up in CRuby's table of frozen
- * strings, which is then done again by the Hash insert; so short keys go through a small cache,
- * one per decode, that compares the bytes with the last key seen at the same slot (twitter.json
- * unpack, GC included: 23.4M -> 19.9M instructions, callgrind; msgpack-ruby 25.5M). Short keys
- * only: a long key costs its hashing anyway. A miss (or a collision) takes the plain path, which
- * the cache then remembers: the result is the same interned String either way. */
-static VALUE make_key(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len, rb_encoding *enc) {
+ * strings (about 540 instructions a key), which is then done again by the Hash insert; so keys of
+ * up to 64 bytes go through a cache, one per decode, that compares the bytes with the last key seen
+ * at the same slot. 64 slots of keys up to 32 bytes missed a third of twitter.json's keys (7300
+ * interned a decode); 256 slots, up to 64 bytes, a slot hash over the first and last 8 bytes, and
+ * no zeroing of unused slots (a bitmap says which are set), with new_string below: twitter.json
+ * unpack 16.0M -> 14.1M instructions a call, Test1 6.4k -> 4.3k (callgrind, bench/icount.rb;
+ * msgpack-ruby 22.7M and 12.2k). A miss (or a collision) takes the plain path, which the cache then
+ * remembers: the result is the same interned String either way. */
+static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
+    uint64_t a, b;
+    if (len >= 8) {
+        memcpy(&a, data, 8);
+        memcpy(&b, data + len - 8, 8);
+    } else {
+        a = b = 0;
+        memcpy(&a, data, len);
+    }
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + len) * 0xC2B2AE3D27D4EB4Full;
+    return (unsigned)(h >> 56) & (KEY_CACHE - 1);
+}
+
+static VALUE make_key(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len, int encidx) {
     unsigned slot = KEY_CACHE;
     if (len && len <= KEY_CACHE_MAX_LEN) {
-        slot = (len * 31u + data[0] * 7u + data[len - 1] * 13u + data[len / 2]) % KEY_CACHE;
-        VALUE k = d->key_str[slot];
-        if (k && RSTRING_LEN(k) == (long)len && RB_ENCODING_GET_INLINED(k) == rb_enc_to_index(enc) && memcmp(RSTRING_PTR(k), data, len) == 0)
-            return d->key_out[slot];
+        slot = key_slot(data, len);
+        if (d->key_used[slot / 64] >> (slot % 64) & 1) {
+            VALUE k = d->key_str[slot];
+            if (RSTRING_LEN(k) == (long)len && RB_ENCODING_GET_INLINED(k) == encidx &&
+                memcmp(RSTRING_PTR(k), data, len) == 0)
+                return d->key_out[slot];
+        }
     }
-    VALUE s = rb_enc_interned_str((const char *)data, len, enc);
+    VALUE s = rb_enc_interned_str((const char *)data, len, rb_enc_from_index(encidx));
     VALUE out = o->symbolize_keys ? rb_str_intern(s) : s;
     if (slot < KEY_CACHE) {
         d->key_str[slot] = s;
         d->key_out[slot] = out;
+        d->key_used[slot / 64] |= 1ull << (slot % 64);
     }
     return out;
 }
 
+static int enc_utf8, enc_binary; /* encoding indexes, looked up once */
+
+/* A new String of len bytes in encoding encidx. rb_utf8_str_new / rb_enc_str_new go through
+ * rb_enc_associate_index (about 140 instructions: it looks the encoding up, checks the String's
+ * current one and clears its coderange); a String just made by rb_str_new is ASCII-8BIT with an
+ * unknown coderange, so setting the index in its flags is all that is needed (5700 Strings a
+ * twitter.json decode; see make_key for the measurement). An index too big to sit in the flags (never UTF-8 or binary,
+ * which CRuby numbers 0-2) takes the general call. */
+static inline VALUE new_string(const uint8_t *data, uint32_t len, int encidx) {
+    VALUE s = rb_str_new((const char *)data, len);
+    if (encidx == enc_binary) return s;
+    if (MPK__LIKELY(encidx < RUBY_ENCODING_INLINE_MAX)) RB_ENCODING_SET_INLINED(s, encidx);
+    else rb_enc_associate_index(s, encidx);
+    return s;
+}
+
 static VALUE make_string(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len, int is_key,
-                         rb_encoding *enc) {
-    if (is_key) return make_key(d, o, data, len, enc);
-    if (o->freeze) return rb_enc_interned_str((const char *)data, len, enc);
+                         int encidx) {
+    if (is_key) return make_key(d, o, data, len, encidx);
+    if (o->freeze) return rb_enc_interned_str((const char *)data, len, rb_enc_from_index(encidx));
     /* Always a copy: CRuby 3.1 shares a substring's buffer only when it ends where its String
      * ends (SHARABLE_MIDDLE_SUBSTRING is 0), so a str in the middle of a message cannot be handed
      * out copy-on-write through the public API. */
-    return enc == binary_enc ? rb_str_new((const char *)data, len) : rb_utf8_str_new((const char *)data, len);
+    return new_string(data, len, encidx);
 }
 
 static VALUE make_ext(const rb_mpk_uopts *o, int type, const uint8_t *data, uint32_t len, const mpk_tag *t,
@@ -258,14 +295,54 @@ static VALUE make_ext(const rb_mpk_uopts *o, int type, const uint8_t *data, uint
     rb_mpk_raise(eUnknownExtTypeError, "unknown_ext_type", (long long)head, "unknown ext type %d", type);
 }
 
+/* The value about to be read is a map key: the innermost open container is a map holding an even
+ * count of values so far. Asked only for strs and bins (the only keys that are made differently). */
+static inline int at_key(const decoder *d) {
+    if (!d->n) return 0;
+    const frame *top = &d->frames[d->n - 1];
+    return top->is_map && !((d->nvals - top->base) & 1);
+}
+
+/* Speed trick: float 64 and int/uint 8/16/32 read here rather than by mpk_reader_next, whose
+ * inline part decodes only fixints, short strs/bins and fixarrays/fixmaps and sends every other
+ * head through the out-of-line path (about 47 instructions a float). Reads the head and its bytes,
+ * then closes the enclosing container exactly as the reader does (mpk__reader_value_done, the
+ * reader's own inline step). Instructions a call (callgrind, bench/icount.rb): canada.json unpack
+ * 44.0M -> 34.1M, 3D model 8.73M -> 3.89M, integer array 1.56M -> 0.66M (msgpack-ruby: 51.7M,
+ * 12.6M, 2.08M). Only
+ * when 9 bytes are left and the reader has no error (it pulls `end` to `pos` on error), so no check
+ * of the reader's is skipped: anything else returns 0 and goes through mpk_reader_next, which
+ * decodes the same heads to the same values (corpus_spec covers every form both ways). */
+static inline int read_number_inline(mpk_reader *r, VALUE *out) {
+    const uint8_t *p = r->pos;
+    if (MPK__UNLIKELY((size_t)(r->end - p) < 9)) return 0;
+    switch (*p) {
+    case 0xcb: {
+        uint64_t bits = mpk__load64(p + 1);
+        double f;
+        memcpy(&f, &bits, 8);
+        *out = DBL2NUM(f);
+        r->pos = p + 9;
+        break;
+    }
+    case 0xcc: *out = INT2FIX(p[1]); r->pos = p + 2; break;
+    case 0xcd: *out = INT2FIX(mpk__load16(p + 1)); r->pos = p + 3; break;
+    case 0xce: *out = UINT2NUM(mpk__load32(p + 1)); r->pos = p + 5; break;
+    case 0xd0: *out = INT2FIX((int8_t)p[1]); r->pos = p + 2; break;
+    case 0xd1: *out = INT2FIX((int16_t)mpk__load16(p + 1)); r->pos = p + 3; break;
+    case 0xd2: *out = INT2NUM((int32_t)mpk__load32(p + 1)); r->pos = p + 5; break;
+    default: return 0;
+    }
+    mpk__reader_value_done(r);
+    return 1;
+}
+
 static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned long long base) {
     mpk_reader *r = &d->r;
-    rb_encoding *utf8 = rb_utf8_encoding(), *binary = rb_ascii8bit_encoding();
     mpk_tag t;
     VALUE v;
     for (;;) {
-        frame *top = d->n ? &d->frames[d->n - 1] : NULL;
-        int is_key = top && top->is_map && !((d->nvals - top->base) & 1);
+        if (read_number_inline(r, &v)) goto hand_over;
         size_t head = mpk_reader_offset(r);
         if (!mpk_reader_next(r, &t)) {
             mpk_error e = mpk_reader_error(r);
@@ -281,8 +358,8 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
             if (!NIL_P(o->f32_class)) v = rb_funcall(o->f32_class, id_new, 1, v);
             break;
         case MPK_FLOAT64: v = DBL2NUM(t.v.f64); break;
-        case MPK_STR: v = make_string(d, o, t.data, t.len, is_key, utf8); break;
-        case MPK_BIN: v = make_string(d, o, t.data, t.len, is_key, binary); break;
+        case MPK_STR: v = make_string(d, o, t.data, t.len, at_key(d), enc_utf8); break;
+        case MPK_BIN: v = make_string(d, o, t.data, t.len, at_key(d), enc_binary); break;
         case MPK_EXT:
         case MPK_TIMESTAMP: v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head); break;
         case MPK_ARRAY:
@@ -298,6 +375,7 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         }
         default: rb_raise(rb_eRuntimeError, "mpk: unknown tag type %d", (int)t.type);
         }
+    hand_over:
         /* hand v to its container; a container that completes is handed to its own parent */
         for (;;) {
             if (d->n == 0) return v;
@@ -309,7 +387,6 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         }
     }
 }
-
 typedef struct decode_call {
     decoder *d;
     const rb_mpk_uopts *o;
@@ -353,12 +430,20 @@ static VALUE decode_cleanup(VALUE p) {
 
 VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
                     int whole, size_t *used) {
-    decoder *d;
-    VALUE holder = TypedData_Make_Struct(0, decoder, &decoder_type, d); /* hidden; marks the values */
+    /* hidden; marks the values. Made before the struct (GC skips a NULL data pointer), so that
+     * nothing leaks if allocating the struct raises. The struct is not zeroed as a whole (4 KiB of
+     * key cache): its slots are set before use, and key_used says which. */
+    VALUE holder = TypedData_Wrap_Struct(0, &decoder_type, NULL);
+    decoder *d = ALLOC(decoder);
+    d->reader_live = 0;
+    d->n = 0;
+    d->nvals = 0;
     d->frames = d->small;
     d->cap = SMALL_FRAMES;
     d->vals = d->small_vals;
     d->vcap = SMALL_VALUES;
+    memset(d->key_used, 0, sizeof d->key_used);
+    DATA_PTR(holder) = d;
     mpk_reader_init(&d->r, data, len);
     d->reader_live = 1;
     mpk_reader_set_limits(&d->r, &o->limits);
@@ -419,7 +504,8 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
 #ifdef RB_EXT_RACTOR_SAFE
     rb_ext_ractor_safe(true);
 #endif
-    binary_enc = rb_ascii8bit_encoding();
+    enc_utf8 = rb_utf8_encindex();
+    enc_binary = rb_ascii8bit_encindex();
     id_call = rb_intern("call");
     id_kind = rb_intern("kind");
     id_offset = rb_intern("offset");

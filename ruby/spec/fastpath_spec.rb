@@ -1,0 +1,85 @@
+require_relative "spec_helper"
+require "msgpack"
+
+# The extension's speed tricks (each a named function in ext/mpk with its measurement) and the
+# general paths they stand in front of must give the same results. Values are compared with Debian's
+# msgpack-ruby, whose code shares nothing with mpk's.
+RSpec.describe "fast paths" do
+  # every head read_number_inline takes, at each distance from the end of the input: it decodes
+  # only with 9 bytes left, so the last values go through mpk_reader_next instead
+  NUMBERS = [1.5, -0.0, Float::INFINITY, 1e300, 200, 65_000, 4_000_000_000, -100, -30_000, -2_000_000_000,
+             2**31 - 1, -2**31, 2**32 - 1, 0, -1, 127].freeze
+
+  it "decodes float 64 and int/uint 8-32 the same wherever they sit" do
+    (0..NUMBERS.size).each do |cut|
+      value = NUMBERS.rotate(cut)
+      bytes = MessagePack.pack(value)
+      expect(MPK.unpack(bytes)).to eq(value)
+      expect(MPK.unpack(bytes).map(&:class)).to eq(value.map(&:class))
+      NUMBERS.each { |x| expect(MPK.unpack(MessagePack.pack(x))).to eql(x) }
+      # as map values and inside a map in an array, with a number last
+      h = { "a" => value, "b" => value.last }
+      expect(MPK.unpack(MessagePack.pack([h, h]))).to eq([h, h])
+    end
+  end
+
+  it "reports a number cut by the end of the input as truncated, at the array that owes it" do
+    bytes = MessagePack.pack([1, 2.5])
+    (1...bytes.bytesize).each do |n|
+      expect { MPK.unpack(bytes.byteslice(0, n)) }.to raise_error(MPK::TruncatedError) { |e| expect(e.offset).to eq(n < 3 ? 0 : 2) }
+    end
+  end
+
+  it "closes containers that end with an inline number" do
+    value = [[1.5], [[2.5]], { "k" => [300] }, [[[70_000]]], -200]
+    expect(MPK.unpack(MessagePack.pack(value))).to eq(value)
+    u = MPK::Unpacker.new
+    3.times { u.feed(MessagePack.pack(value)) }
+    expect(u.each.to_a).to eq([value] * 3)
+  end
+
+  it "makes value Strings in UTF-8 or binary, unfrozen, with a correct coderange" do
+    value = { "s" => "héllo", "a" => "plain", "b" => "\xff\x00".b, "bad" => "\xff".dup.force_encoding("UTF-8") }
+    back = MPK.unpack(MessagePack.pack(value))
+    expect(back).to eq(value)
+    expect(back["s"].encoding).to eq(Encoding::UTF_8)
+    expect(back["s"]).to be_valid_encoding
+    expect(back["a"]).to be_ascii_only
+    expect(back["s"]).not_to be_ascii_only
+    expect(back["b"].encoding).to eq(Encoding::BINARY)
+    expect(back["bad"]).not_to be_valid_encoding
+    expect(back["s"]).not_to be_frozen
+    back["s"] << "!"
+    expect(back["s"]).to eq("héllo!")
+  end
+
+  it "deduplicates keys through the key cache, colliding slots and long keys included" do
+    keys = Array.new(600) { |i| "key#{i}" } + ["k" * 64, "k" * 65, "x" * 200, "", "é"]
+    h = keys.each_with_index.to_h
+    bytes = MessagePack.pack([h, h])
+    a, b = MPK.unpack(bytes)
+    expect(a).to eq(h)
+    a.keys.zip(b.keys).each do |x, y|
+      expect(x).to be_frozen
+      expect(x).to equal(y)
+      expect(x).to equal(-x.dup)
+    end
+    sym = MPK.unpack(bytes, symbolize_keys: true)
+    expect(sym[0].keys).to eq(keys.map(&:to_sym))
+    # a binary key with the same bytes as a str key stays binary
+    mixed = MPK.unpack("\x92\x81\xa1k\x01\x81\xc4\x01k\x02".b)
+    expect(mixed.map { |m| m.keys[0].encoding }).to eq([Encoding::UTF_8, Encoding::BINARY])
+  end
+
+  it "keeps the decode's values alive under GC.stress" do
+    h = { "a" => [1.5, 300, "x" * 40], "b" => { "c" => -70_000.5 } }
+    bytes = MessagePack.pack([h] * 20)
+    GC.stress = true
+    begin
+      back = MPK.unpack(bytes)
+    ensure
+      GC.stress = false
+    end
+    expect(back).to eq([h] * 20)
+  end
+end
