@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""The cross-language MessagePack-RPC matrix (spec/rpc/README.md).
+
+    python3 spec/rpc/run.py [--client NAME]... [--server NAME]... [--scenario NAME]... [--no-hostile]
+
+Starts each language's RPC driver as a server on a Unix socket in a temporary folder, runs every
+client scenario of every driver against it, then connects to each server itself as a raw socket
+client and sends hostile frames. Prints the client x server table and ends with
+`rpc: N passed, M failed`; exits non-zero on any failure. Standard library only.
+"""
+import argparse
+import glob
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import reference as ref  # noqa: E402
+
+sys.setrecursionlimit(20000)  # spec/vectors/depth.json nests deeper than json's default allows
+
+# name -> command (relative to the repository's root); built by mk/rpc.mk's test-rpc
+DRIVERS = {
+    "go": ["build/rpc/go-rpcdriver"],
+    "js": ["node", "js/build/test/driver/rpc.js"],
+    "python": [os.environ.get("MPK_RPC_PYTHON", "python/build/venv-3.11/bin/python"),
+               "python/spec_support/rpc_driver.py"],
+}
+SCENARIO_TIMEOUT = 60.0
+# Depth counts from the message: the envelope and the params array take two levels of the
+# endpoints' 1024, so a corpus value nested deeper than this cannot travel as an argument.
+MAX_ARG_DEPTH = 1000
+
+
+# ----------------------------------------------------------------------------------------------
+# msgpack helpers (reference codec)
+# ----------------------------------------------------------------------------------------------
+
+def depth(v):
+    """Nesting depth of a reference-decoded value (a scalar is 1)."""
+    best, stack = 1, [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        best = max(best, d)
+        if isinstance(x, dict):
+            t = x.get("typed_array") if "typed_array" in x else None
+            if t is not None:
+                stack += [(e, d + 1) for e in t]
+            elif "typed_map" in x:
+                for k, e in x["typed_map"]:
+                    stack += [(k, d + 1), (e, d + 1)]
+    return best
+
+
+def corpus_values():
+    """(name, canonical hex) of every positive corpus case that fits in an RPC argument."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "spec", "vectors", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            cases = json.load(f)
+        for i, c in enumerate(cases):
+            if not isinstance(c.get("msgpack"), list) or "error" in c or "limits" in c:
+                continue
+            h = c["msgpack"][0].replace("-", "")
+            if depth(ref.decode(bytes.fromhex(h))) > MAX_ARG_DEPTH:
+                continue
+            out.append((f"{os.path.basename(path)}[{i}] {c.get('name', '')}", h))
+    return out
+
+
+# Error values for fail(v): a string, Neovim's [type, message], {code, message}, an int, a
+# nested map with a bin (hex of their canonical encodings)
+ERROR_VALUES = [
+    ref.encode({"string": "boom"}).hex(),
+    ref.encode({"typed_array": [{"int": 0}, {"string": "exception text"}]}).hex(),
+    ref.encode({"map": {"code": 42, "message": "the answer"}}).hex(),
+    ref.encode({"int": -7}).hex(),
+    ref.encode({"typed_map": [[{"string": "detail"}, {"binary": "00ff"}],
+                              [{"int": 1}, {"typed_array": [{"bool": True}, {"nil": None}]}]]}).hex(),
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Servers
+# ----------------------------------------------------------------------------------------------
+
+class Server:
+    def __init__(self, name, address):
+        self.name = name
+        self.proc = subprocess.Popen(DRIVERS[name] + ["serve", address], cwd=ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening "):
+            self.stop()
+            raise RuntimeError(f"{name} server did not start: {line!r}")
+        self.address = line[len("listening "):]
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run_client(name, address, scenario, payload=None):
+    """One client scenario; returns its JSON answer or raises with what went wrong."""
+    try:
+        p = subprocess.run(DRIVERS[name] + ["client", address, scenario], cwd=ROOT,
+                           input=json.dumps(payload) if payload is not None else "",
+                           capture_output=True, text=True, timeout=SCENARIO_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"no answer within {SCENARIO_TIMEOUT} s")
+    if p.returncode != 0:
+        raise AssertionError(f"exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise AssertionError(f"not one JSON line: {p.stdout[:200]!r} {p.stderr[-300:]!r}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Scenario checks: each returns a list of failure strings
+# ----------------------------------------------------------------------------------------------
+
+def unordered(v):
+    """A reference typed value with every map's pairs sorted: equality up to map order."""
+    (k, x), = v.items()
+    if k == "typed_array":
+        return {k: [unordered(e) for e in x]}
+    if k == "typed_map":
+        return {k: sorted(([unordered(a), unordered(b)] for a, b in x), key=json.dumps)}
+    return v
+
+
+def same_value(a, b):
+    """(equal, how): bytes equal, else equal as values up to the order of map pairs."""
+    if a == b:
+        return True, "bytes"
+    try:
+        va, vb = ref.decode(bytes.fromhex(a)), ref.decode(bytes.fromhex(b))
+    except (ValueError, TypeError, ref.DecodeError):
+        return False, None
+    return unordered(va) == unordered(vb), "map order"
+
+
+STATS = {}
+
+
+def check_corpus(client, address, values):
+    a = run_client(client, address, "corpus", {"values": [h for _, h in values]})
+    res = a.get("results", [])
+    if len(res) != len(values):
+        return [f"{len(res)} results for {len(values)} values"]
+    out, stats = [], {"bytes": 0, "map order": 0, "skipped": 0}
+    for (n, h), r in zip(values, res):
+        if not isinstance(r, dict):
+            out.append(f"{n}: answer {short(r)}")
+            continue
+        # a value the client's native values cannot hold (a map with an array key in Go, a
+        # float32 in Python...) is not the transport's business: the client's own round trip,
+        # without RPC, already differs from the canonical bytes
+        if "skip" in r or not (isinstance(r.get("local"), str) and same_value(h, r["local"])[0]):
+            stats["skipped"] += 1
+            continue
+        ok, how = same_value(h, r["echo"]) if isinstance(r.get("echo"), str) else (False, None)
+        if ok:
+            stats[how] += 1
+        else:
+            out.append(f"{n}: sent {h[:60]}, got back {short(r.get('echo', r.get('error')))}")
+    STATS[(client, address)] = stats
+    return out
+
+
+def check_errors(client, address, _):
+    a = run_client(client, address, "errors", {"values": ERROR_VALUES})
+    out = [f"fail({h}): error value re-encoded as {short(r)}"
+           for h, r in zip(ERROR_VALUES, a.get("results", []))
+           if not (isinstance(r, str) and same_value(h, r)[0])]
+    if len(a.get("results", [])) != len(ERROR_VALUES):
+        out.append(f"{len(a.get('results', []))} error results for {len(ERROR_VALUES)}")
+    # Neovim's words, which every README documents for these two
+    if not (isinstance(a.get("unknown"), list) and len(a["unknown"]) == 2
+            and a["unknown"][1] == "Invalid method: no_such_method"):
+        out.append(f"unknown method: error {short(a.get('unknown'))}")
+    if not (isinstance(a.get("arity"), list) and len(a["arity"]) == 2
+            and a["arity"][1] == "Wrong number of arguments: expecting 2 but got 1"):
+        out.append(f"wrong params count: error {short(a.get('arity'))}")
+    return out
+
+
+def check_pipeline(client, address, _):
+    a = run_client(client, address, "pipeline")
+    out = []
+    if a.get("count") != 1000 or a.get("wrong") != 0:
+        out.append(f"1000 pipelined calls: {a.get('count')} replies, {a.get('wrong')} wrong")
+    if not a.get("out_of_order"):
+        out.append("the replies all came in request order (the delays should reorder them)")
+    return out
+
+
+def check_notify(client, address, _):
+    a = run_client(client, address, "notify")
+    out = []
+    if a.get("result") != 50 or a.get("error") is not None:
+        out.append(f"notify_me(50) = {short(a.get('result'))}, error {a.get('error')}")
+    if a.get("ticks") != list(range(50)):
+        out.append(f"ticks {short(a.get('ticks'))}, want 0..49 in order")
+    # clients whose tick handler has run when the call returns (documented for js and python's
+    # plain-function handlers) must have seen every tick first: the servers send them before
+    # notify_me's reply
+    if a.get("handlers_run_before_reply") and a.get("handled_before_reply") != 50:
+        out.append(f"only {a.get('handled_before_reply')} ticks handled before notify_me's reply")
+    return out
+
+
+def check_callback(client, address, _):
+    a = run_client(client, address, "callback")
+    if a.get("result") != 42 or a.get("error") is not None:
+        return [f"callback('plus_one', 41) = {short(a.get('result'))}, error {a.get('error')}"]
+    return []
+
+
+def check_timeout(client, address, _):
+    a = run_client(client, address, "timeout")
+    out = []
+    if not a.get("timed_out"):
+        out.append(f"sleep_echo(300) with a 50 ms timeout did not time out: {a.get('timeout_error')}")
+    if a.get("during") != "during" or a.get("after") != "after" or any(a.get("errors", [1])):
+        out.append(f"calls around the late reply: {short(a)}")
+    return out
+
+
+SCENARIOS = {"corpus": check_corpus, "errors": check_errors, "pipeline": check_pipeline,
+             "notify": check_notify, "callback": check_callback, "timeout": check_timeout}
+
+
+def short(v, n=160):
+    s = json.dumps(v) if not isinstance(v, str) else v
+    return s if len(s) <= n else s[:n] + "..."
+
+
+# ----------------------------------------------------------------------------------------------
+# Hostile frames: the runner as a raw socket client
+# ----------------------------------------------------------------------------------------------
+
+class Raw:
+    def __init__(self, address):
+        kind, _, where = address.partition(":")
+        if kind == "unix":
+            self.s = socket.socket(socket.AF_UNIX)
+            self.s.connect(where)
+        else:
+            host, _, port = where.rpartition(":")
+            self.s = socket.create_connection((host, int(port)))
+        self.s.settimeout(10)
+        self.buf = b""
+
+    def send(self, b):
+        self.s.sendall(b)
+
+    def read_message(self):
+        """The next whole message decoded by the reference codec, or "EOF"."""
+        while True:
+            if self.buf:
+                try:
+                    v, n = decode_prefix(self.buf)
+                    self.buf = self.buf[n:]
+                    return v
+                except ref.DecodeError as e:
+                    if e.kind != "truncated":
+                        raise
+            chunk = self.s.recv(65536)
+            if not chunk:
+                return "EOF"
+            self.buf += chunk
+
+    def close(self):
+        self.s.close()
+
+
+def decode_prefix(b):
+    """Decode the first value of b; returns (typed value, length)."""
+    for n in range(1, len(b) + 1):
+        try:
+            return ref.decode(b[:n]), n
+        except ref.DecodeError as e:
+            if e.kind == "trailing":  # cannot happen for a prefix that just completed
+                raise
+            if e.kind != "truncated":
+                raise
+    raise ref.DecodeError("truncated", len(b))
+
+
+def plain(v):
+    """A reference typed value as plain Python (ints, str, lists, dicts as pair lists)."""
+    (k, x), = v.items()
+    if k == "nil":
+        return None
+    if k in ("int", "bignum"):
+        return int(x)
+    if k == "typed_array":
+        return [plain(e) for e in x]
+    if k == "typed_map":
+        return [[plain(a), plain(b)] for a, b in x]
+    if k == "string_hex":
+        return bytes.fromhex(x).decode("utf-8", "replace")
+    return x
+
+
+def enc(v):
+    return ref.encode(v)
+
+
+def request(msgid, method, params):
+    return enc({"typed_array": [{"int": 0}, {"int": msgid}, {"string": method},
+                                {"typed_array": params}]})
+
+
+def echo_works(raw, msgid=77):
+    raw.send(request(msgid, "echo", [{"string": "still here"}]))
+    m = raw.read_message()
+    return m != "EOF" and plain(m) == [1, msgid, None, "still here"]
+
+
+def msgid0_error(m):
+    """The error text of a [1, 0, [type, text], nil] answer, else None."""
+    if m == "EOF":
+        return None
+    p = plain(m)
+    if (isinstance(p, list) and len(p) == 4 and p[:2] == [1, 0] and p[3] is None
+            and isinstance(p[2], list) and len(p[2]) == 2 and isinstance(p[2][1], str)):
+        return p[2]
+    return None
+
+
+# Each hostile case: (name, bytes to send, checker(raw, language) -> failure or None). The
+# documented outcomes are quoted from the READMEs in spec/rpc/README.md.
+def closes_after_msgid0(raw, lang):
+    m = raw.read_message()
+    if msgid0_error(m) is None:
+        return f"want a msgid-0 error answer, got {short(plain(m) if m != 'EOF' else m)}"
+    if raw.read_message() != "EOF":
+        return "the connection stayed open after malformed bytes (documented: it ends)"
+    return None
+
+
+def answers_msgid0_stays_usable(raw, lang):
+    m = raw.read_message()
+    if msgid0_error(m) is None:
+        return f"want a msgid-0 error answer, got {short(plain(m) if m != 'EOF' else m)}"
+    if not echo_works(raw):
+        return "the connection is not usable after the msgid-0 answer (documented: it stays usable)"
+    return None
+
+
+def wrong_params_count(raw, lang):
+    m = raw.read_message()
+    want = [1, 5, [0, "Wrong number of arguments: expecting 2 but got 3"], None]
+    if m == "EOF" or plain(m) != want:
+        return f"want {want}, got {short(plain(m) if m != 'EOF' else m)}"
+    return None
+
+
+def unknown_response_ignored(raw, lang):
+    # nothing may be answered: the next message must be the echo's reply
+    if not echo_works(raw, 78):
+        return "a response for an unknown msgid was answered or broke the connection"
+    return None
+
+
+HOSTILE = [
+    ("0xc1 (never used)", b"\xc1", closes_after_msgid0),
+    ("str 32 declaring 4 GiB", b"\xdb\xff\xff\xff\xff" + b"x" * 16, closes_after_msgid0),
+    ("array 32 declaring 2^32-1 elements", b"\xdd\xff\xff\xff\xff", closes_after_msgid0),
+    ("request of 3 elements", enc({"typed_array": [{"int": 0}, {"int": 5}, {"string": "echo"}]}),
+     answers_msgid0_stays_usable),
+    ("msgid 2^32", enc({"typed_array": [{"int": 0}, {"int": 2**32}, {"string": "echo"},
+                                        {"typed_array": [{"int": 1}]}]}),
+     answers_msgid0_stays_usable),
+    ("add with 3 params", request(5, "add", [{"int": 1}, {"int": 2}, {"int": 3}]), wrong_params_count),
+    ("response for unknown msgid 999", enc({"typed_array": [{"int": 1}, {"int": 999}, {"nil": None},
+                                                           {"int": 1}]}), unknown_response_ignored),
+]
+
+
+def run_hostile(server):
+    """[(case, failure or None, outcome text)] for one server."""
+    out = []
+    for name, data, check in HOSTILE:
+        raw = Raw(server.address)
+        try:
+            raw.send(data)
+            failure = check(raw, server.name)
+        except (OSError, ref.DecodeError) as e:
+            failure = f"{type(e).__name__}: {e}"
+        finally:
+            raw.close()
+        if not server.alive():
+            failure = (failure or "") + " (the server process died)"
+        out.append((name, failure))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--client", action="append")
+    ap.add_argument("--server", action="append")
+    ap.add_argument("--scenario", action="append")
+    ap.add_argument("--no-hostile", action="store_true")
+    ap.add_argument("--tcp", action="store_true", help="serve on 127.0.0.1:0 instead of a Unix socket")
+    args = ap.parse_args()
+    clients = args.client or list(DRIVERS)
+    servers = args.server or list(DRIVERS)
+    scenarios = args.scenario or list(SCENARIOS)
+    values = corpus_values()
+    passed = failed = 0
+    table = {}
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mpk-rpc-") as tmp:
+        for sname in servers:
+            address = "tcp:127.0.0.1:0" if args.tcp else f"unix:{os.path.join(tmp, sname + '.sock')}"
+            try:
+                server = Server(sname, address)
+            except (OSError, RuntimeError) as e:
+                print(f"FAIL server {sname}: {e}")
+                failed += len(clients) * len(scenarios)
+                for c in clients:
+                    table[(c, sname)] = "no server"
+                continue
+            try:
+                for cname in clients:
+                    bad = 0
+                    for sc in scenarios:
+                        try:
+                            failures = SCENARIOS[sc](cname, server.address, values)
+                        except AssertionError as e:
+                            failures = [str(e)]
+                        if failures:
+                            bad += 1
+                            failed += 1
+                            print(f"FAIL {cname} client -> {sname} server: {sc}: {len(failures)} failure(s)")
+                            for f in failures[:8]:
+                                print(f"    {f}")
+                        else:
+                            passed += 1
+                        if sc == "corpus" and (cname, server.address) in STATS:
+                            st = STATS[(cname, server.address)]
+                            print(f"ok   {cname} client -> {sname} server: corpus: {st['bytes']} same bytes, "
+                                  f"{st['map order']} equal up to map order, {st['skipped']} not held by the client's native values")
+                    table[(cname, sname)] = "ok" if not bad else f"{bad} FAIL"
+                if not args.no_hostile:
+                    for case, failure in run_hostile(server):
+                        if failure:
+                            failed += 1
+                            print(f"FAIL hostile -> {sname} server: {case}: {failure}")
+                        else:
+                            passed += 1
+                            print(f"ok   hostile -> {sname} server: {case}")
+            finally:
+                server.stop()
+    width = max(len(n) for n in clients + servers) + 2
+    print(f"\nclient \\ server ({len(scenarios)} scenarios, {len(values)} corpus values; "
+          f"{time.monotonic() - start:.1f} s)")
+    print("".ljust(width) + "".join(s.ljust(width + 6) for s in servers))
+    for c in clients:
+        print(c.ljust(width) + "".join(table.get((c, s), "-").ljust(width + 6) for s in servers))
+    print(f"rpc: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
