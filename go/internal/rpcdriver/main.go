@@ -4,6 +4,8 @@
 //	                                  stops when stdin ends
 //	rpcdriver client ADDR SCENARIO    run one scenario against a server (its input, if any, is a
 //	                                  JSON object on stdin); prints one JSON line
+//	rpcdriver roundtrip               decode each hex of {"values": [...]} on stdin into an `any`
+//	                                  and encode it again, without RPC; prints one JSON line
 //
 // ADDR is "unix:PATH" or "tcp:HOST:PORT".
 package main
@@ -25,6 +27,24 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "roundtrip" {
+		var input map[string]json.RawMessage
+		if err := json.NewDecoder(os.Stdin).Decode(&input); err != nil {
+			fail("input: " + err.Error())
+		}
+		vals, errs := hexValues(input, "values")
+		results := make([]any, len(vals))
+		for i, v := range vals {
+			if errs[i] != nil {
+				results[i] = map[string]string{"skip": errs[i].Error()}
+			} else {
+				results[i] = reencode(v)
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"results": results})
+		os.Stdout.Write(append(b, '\n'))
+		return
+	}
 	if len(os.Args) < 3 {
 		fail("usage: rpcdriver serve ADDR | client ADDR SCENARIO")
 	}
