@@ -276,6 +276,7 @@ class Raw:
             self.s = socket.create_connection((host, int(port)))
         self.s.settimeout(10)
         self.buf = b""
+        self.seen = []  # every message (or "EOF") read, for the report
 
     def send(self, b):
         self.s.sendall(b)
@@ -287,12 +288,14 @@ class Raw:
                 try:
                     v, n = decode_prefix(self.buf)
                     self.buf = self.buf[n:]
+                    self.seen.append(plain(v))
                     return v
                 except ref.DecodeError as e:
                     if e.kind != "truncated":
                         raise
             chunk = self.s.recv(65536)
             if not chunk:
+                self.seen.append("EOF")
                 return "EOF"
             self.buf += chunk
 
@@ -355,27 +358,55 @@ def msgid0_error(m):
     return None
 
 
-# Each hostile case: (name, bytes to send, checker(raw, language) -> failure or None). The
-# documented outcomes are quoted from the READMEs in spec/rpc/README.md.
-def closes_after_msgid0(raw, lang):
-    m = raw.read_message()
-    if msgid0_error(m) is None:
-        return f"want a msgid-0 error answer, got {short(plain(m) if m != 'EOF' else m)}"
-    if raw.read_message() != "EOF":
-        return "the connection stayed open after malformed bytes (documented: it ends)"
+# What each README documents for a message that is not a message (answered, the connection stays
+# usable) and for bytes that are not MessagePack or a length over the limits (answered, then the
+# connection ends): the error value's [type, text prefix]. Quoted in spec/rpc/README.md.
+DOCUMENTED = {
+    # go/README.md, "Protocol violations": `[1, 0, [0, "mpkrpc: invalid message: REASON"], nil]`;
+    # malformed bytes are "answered with msgid 0 as above, then the connection ends"
+    "go": {"invalid": (0, "mpkrpc: invalid message: "), "malformed": (0, "mpkrpc: ")},
+    # js/README.md, "Protocol violations and hostile peers": `[1, 0, [1, "invalid message: ..."],
+    # nil]` and `[1, 0, [1, "invalid MessagePack from the peer: <DecodeError>"], nil]`
+    "js": {"invalid": (1, "invalid message: "), "malformed": (1, "invalid MessagePack from the peer: ")},
+    # python/README.md, "Protocol violations": `[1, 0, [0, "mpk.rpc: invalid message: REASON"],
+    # nil]`; malformed bytes: `"mpk.rpc: malformed input, closing: ..."`
+    "python": {"invalid": (0, "mpk.rpc: invalid message: "),
+               "malformed": (0, "mpk.rpc: malformed input, closing: ")},
+}
+
+
+def documented_answer(m, lang, which):
+    """None when m is the documented msgid-0 answer of lang for `which`, else what is wrong."""
+    err = msgid0_error(m)
+    typ, prefix = DOCUMENTED[lang][which]
+    if err is None or err[0] != typ or not err[1].startswith(prefix):
+        got = plain(m) if m != "EOF" else m
+        return f"want [1, 0, [{typ}, \"{prefix}...\"], nil], got {short(got)}"
     return None
 
 
-def answers_msgid0_stays_usable(raw, lang):
-    m = raw.read_message()
-    if msgid0_error(m) is None:
-        return f"want a msgid-0 error answer, got {short(plain(m) if m != 'EOF' else m)}"
+# Each hostile case: (name, bytes to send, checker(raw, language, address) -> failure or None).
+def closes_after_msgid0():
+    def check(raw, lang, address):
+        failure = documented_answer(raw.read_message(), lang, "malformed")
+        if failure:
+            return failure
+        if raw.read_message() != "EOF":
+            return "the connection stayed open after malformed bytes (documented: it ends)"
+        return None
+    return check
+
+
+def answers_msgid0_stays_usable(raw, lang, address):
+    failure = documented_answer(raw.read_message(), lang, "invalid")
+    if failure:
+        return failure
     if not echo_works(raw):
         return "the connection is not usable after the msgid-0 answer (documented: it stays usable)"
     return None
 
 
-def wrong_params_count(raw, lang):
+def wrong_params_count(raw, lang, address):
     m = raw.read_message()
     want = [1, 5, [0, "Wrong number of arguments: expecting 2 but got 3"], None]
     if m == "EOF" or plain(m) != want:
@@ -383,17 +414,27 @@ def wrong_params_count(raw, lang):
     return None
 
 
-def unknown_response_ignored(raw, lang):
+def unknown_response_ignored(raw, lang, address):
     # nothing may be answered: the next message must be the echo's reply
     if not echo_works(raw, 78):
         return "a response for an unknown msgid was answered or broke the connection"
     return None
 
 
+def cut_off_then_new_connection(raw, lang, address):
+    # the client vanished inside a message: the server must go on serving others
+    raw.close()
+    other = Raw(address)
+    try:
+        return None if echo_works(other, 79) else "no echo on a new connection after a cut-off one"
+    finally:
+        other.close()
+
+
 HOSTILE = [
-    ("0xc1 (never used)", b"\xc1", closes_after_msgid0),
-    ("str 32 declaring 4 GiB", b"\xdb\xff\xff\xff\xff" + b"x" * 16, closes_after_msgid0),
-    ("array 32 declaring 2^32-1 elements", b"\xdd\xff\xff\xff\xff", closes_after_msgid0),
+    ("0xc1 (never used)", b"\xc1", closes_after_msgid0()),
+    ("str 32 declaring 4 GiB", b"\xdb\xff\xff\xff\xff" + b"x" * 16, closes_after_msgid0()),
+    ("array 32 declaring 2^32-1 elements", b"\xdd\xff\xff\xff\xff", closes_after_msgid0()),
     ("request of 3 elements", enc({"typed_array": [{"int": 0}, {"int": 5}, {"string": "echo"}]}),
      answers_msgid0_stays_usable),
     ("msgid 2^32", enc({"typed_array": [{"int": 0}, {"int": 2**32}, {"string": "echo"},
@@ -402,6 +443,8 @@ HOSTILE = [
     ("add with 3 params", request(5, "add", [{"int": 1}, {"int": 2}, {"int": 3}]), wrong_params_count),
     ("response for unknown msgid 999", enc({"typed_array": [{"int": 1}, {"int": 999}, {"nil": None},
                                                            {"int": 1}]}), unknown_response_ignored),
+    ("connection closed inside a request", request(6, "echo", [{"string": "x" * 100}])[:20],
+     cut_off_then_new_connection),
 ]
 
 
@@ -412,14 +455,14 @@ def run_hostile(server):
         raw = Raw(server.address)
         try:
             raw.send(data)
-            failure = check(raw, server.name)
+            failure = check(raw, server.name, server.address)
         except (OSError, ref.DecodeError) as e:
             failure = f"{type(e).__name__}: {e}"
         finally:
             raw.close()
         if not server.alive():
             failure = (failure or "") + " (the server process died)"
-        out.append((name, failure))
+        out.append((name, failure, " then ".join(short(m, 110) for m in raw.seen) or "nothing"))
     return out
 
 
@@ -480,13 +523,13 @@ def main():
                                   f"{st['map order']} equal up to map order, {st['skipped']} not held by the client's or the server's native values")
                     table[(cname, sname)] = "ok" if not bad else f"{bad} FAIL"
                 if not args.no_hostile:
-                    for case, failure in run_hostile(server):
+                    for case, failure, seen in run_hostile(server):
                         if failure:
                             failed += 1
                             print(f"FAIL hostile -> {sname} server: {case}: {failure}")
                         else:
                             passed += 1
-                            print(f"ok   hostile -> {sname} server: {case}")
+                            print(f"ok   hostile -> {sname} server: {case}: {seen}")
             finally:
                 server.stop()
     width = max(len(n) for n in clients + servers) + 2
