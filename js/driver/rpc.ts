@@ -9,7 +9,7 @@
 // int64: "auto" } (as the interop driver does), so float 32, map order and duplicate keys, and
 // strs holding invalid UTF-8 keep their form through JS values.
 import { Decoder, Encoder, type DecoderOptions } from "../src/index.js";
-import { Endpoint, RpcError, RpcTimeoutError } from "../src/rpc/index.js";
+import { Endpoint, RpcConnectionError, RpcError, RpcTimeoutError } from "../src/rpc/index.js";
 import { connect, listen, type Address } from "../src/rpc/node.js";
 
 const DECODER: DecoderOptions = { exact: true, utf8: "raw", int64: "auto" };
@@ -168,6 +168,24 @@ const scenarios: Record<string, Scenario> = {
     } catch (e) {
       return { result: null, error: describe(e) };
     }
+  },
+
+  // against the runner's raw server: echo("first") gets a stray response for an unknown msgid and
+  // then its reply; echo("second") gets part of its reply, then the connection ends
+  async disconnect(ep) {
+    const out: Record<string, unknown> = { first: null, first_error: null, second_error: null, connection_error: false };
+    try {
+      out.first = String(await ep.call("echo", "first"));
+    } catch (e) {
+      out.first_error = describe(e);
+    }
+    try {
+      await ep.call("echo", "second");
+    } catch (e) {
+      out.second_error = describe(e);
+      out.connection_error = e instanceof RpcConnectionError;
+    }
+    return out;
   },
 
   async timeout(ep) {

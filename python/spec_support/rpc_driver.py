@@ -173,7 +173,23 @@ async def scenario_timeout(ep, _):
     return {"timed_out": timed_out, "timeout_error": terr, **got, "errors": errors}
 
 
-SCENARIOS = {"corpus": scenario_corpus, "errors": scenario_errors, "pipeline": scenario_pipeline,
+async def scenario_disconnect(ep, _):
+    """Against the runner's raw server: echo("first") gets a stray response for an unknown msgid
+    and then its reply; echo("second") gets part of its reply, then the connection ends."""
+    out = {"first": None, "first_error": None, "second_error": None, "connection_error": False}
+    try:
+        out["first"] = await ep.call("echo", "first")
+    except Exception as e:  # noqa: BLE001
+        out["first_error"] = f"{type(e).__name__}: {e}"
+    try:
+        await ep.call("echo", "second")
+    except Exception as e:  # noqa: BLE001
+        out["second_error"] = f"{type(e).__name__}: {e}"
+        out["connection_error"] = isinstance(e, mpk.rpc.ConnError)
+    return out
+
+
+SCENARIOS = {"disconnect": scenario_disconnect, "corpus": scenario_corpus, "errors": scenario_errors, "pipeline": scenario_pipeline,
              "notify": scenario_notify, "callback": scenario_callback, "timeout": scenario_timeout}
 
 

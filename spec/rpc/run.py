@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -484,6 +485,73 @@ HOSTILE = [
 ]
 
 
+# ----------------------------------------------------------------------------------------------
+# A misbehaving server: the runner itself, for each client
+# ----------------------------------------------------------------------------------------------
+
+# What each client's README documents when the connection ends inside a message: the call fails
+# with the connection error type (checked by the driver: Go *mpkrpc.ConnError, TS
+# RpcConnectionError, Python mpk.rpc.ConnError) whose text says so.
+TRUNCATED_TEXT = {
+    # go/README.md: "pending calls fail with a *ConnError caused by a Truncated *mpk.DecodeError"
+    "go": "(truncated)",
+    # js/README.md: "the peer closed the connection inside a message: input ends inside a value"
+    "js": "the peer closed the connection inside a message",
+    # python/README.md: "a ConnError caused by a TruncatedError ("the connection ended inside a
+    # message at byte N")"
+    "python": "the connection ended inside a message",
+}
+
+
+def raw_server(path):
+    """Serves one connection: a stray response for msgid 999 and the reply to the first request;
+    then the first 5 bytes of the reply to the second, and closes."""
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(1)
+    listener.settimeout(SCENARIO_TIMEOUT)
+
+    def serve():
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        raw = Raw.__new__(Raw)
+        raw.s, raw.buf, raw.seen = conn, b"", []
+        conn.settimeout(SCENARIO_TIMEOUT)
+        try:
+            first = plain(raw.read_message())
+            raw.send(enc({"typed_array": [{"int": 1}, {"int": 999}, {"nil": None}, {"string": "stray"}]}))
+            raw.send(enc({"typed_array": [{"int": 1}, {"int": first[1]}, {"nil": None}, {"string": first[3][0]}]}))
+            second = plain(raw.read_message())
+            raw.send(enc({"typed_array": [{"int": 1}, {"int": second[1]}, {"nil": None}, {"string": "second"}]})[:5])
+        except (OSError, TypeError, IndexError, ref.DecodeError):
+            pass
+        finally:
+            conn.close()
+            listener.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return t
+
+
+def check_disconnect(client, tmp):
+    path = os.path.join(tmp, f"raw-{client}.sock")
+    t = raw_server(path)
+    try:
+        a = run_client(client, f"unix:{path}", "disconnect")
+    finally:
+        t.join(timeout=5)
+    out = []
+    if a.get("first") != "first":
+        out.append(f"echo('first') after a stray response for msgid 999: {a.get('first')!r}, error {a.get('first_error')}")
+    err = a.get("second_error") or ""
+    if not a.get("connection_error") or TRUNCATED_TEXT[client] not in err:
+        out.append(f"a reply cut off by the end of the connection: want a connection error saying "
+                   f"{TRUNCATED_TEXT[client]!r}, got {err!r}")
+    return out
+
+
 def run_hostile(server):
     """[(case, failure or None, outcome text)] for one server."""
     out = []
@@ -568,6 +636,19 @@ def main():
                             print(f"ok   hostile -> {sname} server: {case}: {seen}")
             finally:
                 server.stop()
+        if not args.no_hostile:
+            for cname in clients:
+                try:
+                    failures = check_disconnect(cname, tmp)
+                except AssertionError as e:
+                    failures = [str(e)]
+                if failures:
+                    failed += 1
+                    print(f"FAIL {cname} client -> misbehaving server: " + "; ".join(failures))
+                else:
+                    passed += 1
+                    print(f"ok   {cname} client -> misbehaving server: a stray response ignored, "
+                          f"a reply cut off by the end of the connection fails the call")
     width = max(len(n) for n in clients + servers) + 2
     print(f"\nclient \\ server ({len(scenarios)} scenarios, {len(values)} corpus values; "
           f"{time.monotonic() - start:.1f} s)")

@@ -130,6 +130,8 @@ func client(network, addr, scenario string) {
 		out = callback(ctx, ep)
 	case "timeout":
 		out = timeout(ctx, ep)
+	case "disconnect":
+		out = disconnect(ctx, ep)
 	default:
 		fail("unknown scenario " + scenario)
 	}
@@ -316,6 +318,16 @@ func timeout(ctx context.Context, ep *mpkrpc.Endpoint) any {
 	b, errB := ep.Call(ctx, "sleep_echo", 400, "after")
 	return map[string]any{"timed_out": timedOut, "timeout_error": errString(err), "during": a, "after": b,
 		"errors": []any{errString(errA), errString(errB)}}
+}
+
+// disconnect (against the runner's raw server): echo("first") gets a stray response for an
+// unknown msgid and then its reply; echo("second") gets part of its reply, then the connection ends.
+func disconnect(ctx context.Context, ep *mpkrpc.Endpoint) any {
+	first, err1 := ep.Call(ctx, "echo", "first")
+	_, err2 := ep.Call(ctx, "echo", "second")
+	var ce *mpkrpc.ConnError
+	return map[string]any{"first": first, "first_error": errString(err1), "second_error": errString(err2),
+		"connection_error": errors.As(err2, &ce)}
 }
 
 func errString(err error) any {
