@@ -197,7 +197,21 @@ const scenarios: Record<string, Scenario> = {
       timedOut = e instanceof RpcTimeoutError;
       timeoutError = describe(e);
     }
-    const out: Record<string, unknown> = { timed_out: timedOut, timeout_error: timeoutError };
+    // and one cancelled by the caller once it was sent
+    const abort = new AbortController();
+    const reason = new Error("cancelled by the driver");
+    const cancelledCall = ep.callWith("sleep_echo", [300, "late too"], { signal: abort.signal });
+    await new Promise((resolve) => setImmediate(resolve)); // the request is written at the end of the turn
+    abort.abort(reason);
+    let cancelled = false;
+    let cancelError: string | null = null;
+    try {
+      await cancelledCall;
+    } catch (e) {
+      cancelled = e === reason;
+      cancelError = describe(e);
+    }
+    const out: Record<string, unknown> = { timed_out: timedOut, timeout_error: timeoutError, cancelled, cancel_error: cancelError };
     const errors: (string | null)[] = [];
     // "after" is answered 400 ms after it is sent, so its reply follows the late one, which must
     // be discarded quietly meanwhile

@@ -161,7 +161,19 @@ async def scenario_timeout(ep, _):
         timed_out, terr = True, str(e)
     except Exception as e:  # noqa: BLE001
         terr = f"{type(e).__name__}: {e}"
-    errors, got = [], {}
+    # and one cancelled by the caller once it was sent
+    task = asyncio.create_task(ep.call("sleep_echo", 300, "late too"))
+    for _ in range(3):
+        await asyncio.sleep(0)  # let the task send its request
+    task.cancel()
+    cancelled, cerr = False, None
+    try:
+        await task
+    except asyncio.CancelledError:
+        cancelled, cerr = True, "CancelledError"
+    except Exception as e:  # noqa: BLE001
+        cerr = f"{type(e).__name__}: {e}"
+    errors, got = [], {"cancelled": cancelled, "cancel_error": cerr}
     # "after" is answered 400 ms after it is sent, so its reply follows the late one, which
     # must be discarded quietly meanwhile
     for key, method, args in (("during", "echo", ("during",)), ("after", "sleep_echo", (400, "after"))):

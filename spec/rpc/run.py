@@ -284,6 +284,12 @@ def check_timeout(client, address, _):
     out = []
     if not a.get("timed_out"):
         out.append(f"sleep_echo(300) with a 50 ms timeout did not time out: {a.get('timeout_error')}")
+    if not a.get("cancelled"):
+        out.append(f"sleep_echo(300) cancelled by the caller did not fail with the cancellation: {a.get('cancel_error')}")
+    # the TS endpoint counts the late replies it dropped (js/README.md: "discarded quietly (counted
+    # in discardedResponses)"): both have come before "after"'s reply
+    if "discarded_responses" in a and a["discarded_responses"] != 2:
+        out.append(f"{a['discarded_responses']} late replies discarded, want 2")
     if a.get("during") != "during" or a.get("after") != "after" or any(a.get("errors", [1])):
         out.append(f"calls around the late reply: {short(a)}")
     return out

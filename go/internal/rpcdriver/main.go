@@ -312,11 +312,16 @@ func timeout(ctx context.Context, ep *mpkrpc.Endpoint) any {
 	_, err := ep.Call(tctx, "sleep_echo", 300, "late")
 	cancel()
 	timedOut := errors.Is(err, context.DeadlineExceeded)
+	// and one cancelled by the caller after it was sent
+	p := ep.Go(ctx, "sleep_echo", 300, "late too")
+	p.Cancel()
+	_, errC := p.Value()
 	a, errA := ep.Call(ctx, "echo", "during")
 	// sent after the timed-out call and answered 400 ms later, so its reply comes after the late
 	// one, which must be discarded quietly meanwhile
 	b, errB := ep.Call(ctx, "sleep_echo", 400, "after")
 	return map[string]any{"timed_out": timedOut, "timeout_error": errString(err), "during": a, "after": b,
+		"cancelled": errors.Is(errC, context.Canceled), "cancel_error": errString(errC),
 		"errors": []any{errString(errA), errString(errB)}}
 }
 
