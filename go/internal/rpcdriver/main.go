@@ -305,8 +305,8 @@ func callback(ctx context.Context, ep *mpkrpc.Endpoint) any {
 	return map[string]any{"result": r, "error": errString(err)}
 }
 
-// timeout: sleep_echo(300, "late") with a 50 ms deadline, then echo calls before and after the
-// late reply arrives.
+// timeout: sleep_echo(300, "late") with a 50 ms deadline and another one cancelled once sent,
+// then an echo while their late replies are still to come and a call answered after them.
 func timeout(ctx context.Context, ep *mpkrpc.Endpoint) any {
 	tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	_, err := ep.Call(tctx, "sleep_echo", 300, "late")
@@ -341,4 +341,3 @@ func errString(err error) any {
 	}
 	return err.Error()
 }
-
