@@ -474,7 +474,24 @@ def cut_off_then_new_connection(raw, lang, address):
         other.close()
 
 
+def split_requests(raw, lang, address):
+    """Two echo requests written in pieces that cut both inside the first message and across the
+    boundary between them: both are answered, each once."""
+    two = request(81, "echo", [{"string": "one"}]) + request(82, "echo", [{"string": "two"}])
+    for a, b in ((0, 1), (1, 7), (7, len(two) - 3), (len(two) - 3, len(two))):
+        raw.send(two[a:b])
+        time.sleep(0.02)  # not a timing assertion: only so the pieces arrive as separate reads
+    got = sorted(json.dumps(plain(raw.read_message())) for _ in range(2))
+    want = sorted(json.dumps(x) for x in ([1, 81, None, "one"], [1, 82, None, "two"]))
+    if got != want:
+        return f"want {want}, got {got}"
+    if not echo_works(raw, 83):
+        return "a third request was not answered (a duplicated or lost reply?)"
+    return None
+
+
 HOSTILE = [
+    ("two requests written in 4 pieces", b"", split_requests),
     ("0xc1 (never used)", b"\xc1", closes_after_msgid0()),
     ("str 32 declaring 4 GiB", b"\xdb\xff\xff\xff\xff" + b"x" * 16, closes_after_msgid0()),
     ("array 32 declaring 2^32-1 elements", b"\xdd\xff\xff\xff\xff", closes_after_msgid0()),
