@@ -123,6 +123,8 @@ def run_client(name, address, scenario, payload=None):
                            capture_output=True, text=True, timeout=SCENARIO_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"no answer within {SCENARIO_TIMEOUT} s")
+    except OSError as e:  # the driver is not built
+        raise AssertionError(f"cannot run {DRIVERS[name][0]}: {e}")
     if p.returncode != 0:
         raise AssertionError(f"exit {p.returncode}: {p.stderr.strip()[-400:]}")
     try:
@@ -611,8 +613,14 @@ def main():
     table = {}
     start = time.monotonic()
     if "corpus" in scenarios:
-        for lang in set(clients) | set(servers):
-            HELD[lang] = native_holds(lang, values)
+        for lang in sorted(set(clients) | set(servers)):
+            try:
+                HELD[lang] = native_holds(lang, values)
+            except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+                print(f"FAIL {lang}: its roundtrip of the corpus values: {e}")
+                failed += 1
+                HELD[lang] = set()
+                continue
             print(f"{lang}: its native values hold {len(HELD[lang])} of the {len(values)} corpus values")
     with tempfile.TemporaryDirectory(prefix="mpk-rpc-") as tmp:
         for sname in servers:
