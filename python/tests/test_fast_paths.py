@@ -58,3 +58,24 @@ def test_hand_built_objects_are_freed():
         mpk.unpackb(mpk.packb(INTS + STRS))
     if before is not None:
         assert sys.getallocatedblocks() - before < 500
+
+
+BOUNDARIES = sorted({s * (2**k + d) for k in (7, 8, 15, 16, 29, 30, 31, 32, 59, 60, 61, 62, 63)
+                     for d in (-1, 0, 1) for s in (1, -1)} | {0, 2**64 - 1, 2**64, -2**63 - 1})
+
+
+def test_ints_packed_at_every_digit_boundary():
+    # ints are read from their digits (one, two or three 30-bit digits; the sign apart): each
+    # boundary packs as msgpack-python packs it, and beyond 64 bits both refuse it
+    msgpack = pytest.importorskip("msgpack")
+    for value in BOUNDARIES:
+        try:
+            want = msgpack.packb(value)
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                mpk.packb(value)
+            continue
+        assert mpk.packb(value) == want, value
+        assert mpk.packb([value, value]) == msgpack.packb([value, value]), value
+        assert mpk.packb({"k": value}) == msgpack.packb({"k": value}), value
+        assert mpk.unpackb(want) == value
