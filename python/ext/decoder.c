@@ -11,6 +11,12 @@
 
 #include <datetime.h>
 
+/* The core's decoders' helpers (c/src/internal.h, not installed): the timestamp check is the
+ * core's, so that every decoder of the project accepts and refuses the same payloads. Found
+ * through the core's include directory (../c/include in the repository, core/include in the
+ * sdist), whose sibling src/ holds it in both layouts. */
+#include "../src/internal.h"
+
 #define OFF(d, ptr) ((Py_ssize_t)((ptr) - (d)->start) + (d)->base)
 #define LEFT(d) ((Py_ssize_t)((d)->end - (d)->p))
 
@@ -387,29 +393,27 @@ static PyObject *call_python(mpkpy_decoder *d, PyObject *callable, PyObject *con
     return PyObject_Vectorcall(callable, args, n, NULL);
 }
 
-static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
+/* The core's check (mpk__decode_timestamp), and the message of what failed: 1 with *ts, or 0 with
+ * InvalidTimestampError (decode and skip alike). */
+static int timestamp_valid(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n,
+                           mpk_timestamp *ts)
 {
-    int64_t sec;
-    uint32_t nsec;
-    if (n == 4) {
-        sec = mpk__load32(s);
-        nsec = 0;
-    } else if (n == 8) {
-        uint64_t v = mpk__load64(s);
-        nsec = (uint32_t)(v >> 34);
-        sec = (int64_t)(v & 0x3ffffffffull);
-    } else if (n == 12) {
-        nsec = mpk__load32(s);
-        sec = (int64_t)mpk__load64(s + 4);
-    } else {
+    if (LIKELY(mpk__decode_timestamp(s, (uint32_t)n, ts))) return 1;
+    if (n != 4 && n != 8 && n != 12) {
         char what[64];
         PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
-        return mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
+        mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
+    } else {
+        mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), "timestamp nanoseconds greater than 999999999");
     }
-    if (nsec > 999999999u)
-        return mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
-                           "timestamp nanoseconds greater than 999999999");
-    return timestamp_object(d, sec, nsec);
+    return 0;
+}
+
+static PyObject *make_timestamp(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
+{
+    mpk_timestamp ts;
+    if (!timestamp_valid(d, h, s, n, &ts)) return NULL;
+    return timestamp_object(d, ts.sec, ts.nsec);
 }
 
 static PyObject *timestamp_object(mpkpy_decoder *d, int64_t sec, uint32_t nsec)
@@ -1170,19 +1174,8 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             continue;
         }
         if (kind == T_EXT && (int8_t)h[fields - 1] == -1) {
-            const uint8_t *s = h + fields;
-            if (n != 4 && n != 8 && n != 12) {
-                char what[64];
-                PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
-                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
-                return -1;
-            }
-            uint32_t nsec = n == 4 ? 0 : n == 8 ? (uint32_t)(mpk__load64(s) >> 34) : mpk__load32(s);
-            if (nsec > 999999999u) {
-                mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h),
-                            "timestamp nanoseconds greater than 999999999");
-                return -1;
-            }
+            mpk_timestamp ts;
+            if (!timestamp_valid(d, h, h + fields, n, &ts)) return -1;
         }
         d->p = h + fields + n;
     }
