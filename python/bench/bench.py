@@ -127,20 +127,55 @@ def str_array(rng):
             for _ in range(10000)]
 
 
-def datasets():
+def long_str_array(rng):
+    # 1000 strs of 100 B to 4 KiB: text fields, log lines, descriptions (mostly ASCII, a few not)
+    words = ["trail", "ridge", "loop", "shoes", "mud", "saturday", "weather", "report", "caf\u00e9", "group"]
     out = []
-    for name, gen in (("twitter", fake_twitter), ("canada", fake_canada), ("citm_catalog", fake_citm)):
-        value, source = load_or_generate(name, gen)
-        out.append((name, value, source))
-    rng = random.Random(20261122)
-    out.append(("tweet (one status)", tweet(rng, 0), "generated"))
-    out.append(("int array (10k)", int_array(rng), "generated"))
-    out.append(("str array (10k)", str_array(rng), "generated"))
-    out.append(("Product", PRODUCT, "generated"))
-    out.append(("table (16 rows)", table16(rng), "generated"))
-    out.append(("[1, 2]", [1, 2], "generated"))
-    out.append(("[-1, -2]", [-1, -2], "generated"))
+    for _ in range(1000):
+        n = rng.randint(100, 4096)
+        text = []
+        size = 0
+        while size < n:
+            w = rng.choice(words)
+            text.append(w)
+            size += len(w) + 1
+        out.append(" ".join(text)[:n])
     return out
+
+
+def dataset_makers():
+    """(name, make) pairs: make() returns (value, source). Built one at a time, so that a run
+    limited to one dataset (--only, callgrind.py) makes only that one."""
+    def fixed(value):
+        return lambda: (value, "generated")
+
+    def with_rng(gen, seed):
+        return lambda: (gen(random.Random(seed)), "generated")
+
+    bin8k = lambda: random.Random(8192).randbytes(8192)
+    return [
+        ("twitter", lambda: load_or_generate("twitter", fake_twitter)),
+        ("canada", lambda: load_or_generate("canada", fake_canada)),
+        ("citm_catalog", lambda: load_or_generate("citm_catalog", fake_citm)),
+        ("tweet (one status)", with_rng(lambda rng: tweet(rng, 0), 1)),
+        ("int array (10k)", with_rng(int_array, 2)),
+        ("str array (10k)", with_rng(str_array, 3)),
+        ("Product", fixed(PRODUCT)),
+        ("table (16 rows)", with_rng(table16, 4)),
+        # Test1 and Test2 of the Protocol Buffers comparison
+        ("[1, 2]", fixed([1, 2])),
+        ("[-1, -2]", fixed([-1, -2])),
+        # long strings and large binaries (issue 9, item 3), and Test3 (one 8 KiB bin alone) and
+        # Test4 ([[1, 2], [-1, -2], <8 KiB bin>]) of the Protocol Buffers comparison
+        ("long str array (1k, 100 B-4 KiB)", with_rng(long_str_array, 5)),
+        ("Test3: 8 KiB bin", lambda: (bin8k(), "generated")),
+        ("Test4: [[1,2],[-1,-2],8 KiB bin]", lambda: ([[1, 2], [-1, -2], bin8k()], "generated")),
+        ("bin array (16 x 64 KiB)", lambda: ([random.Random(i).randbytes(65536) for i in range(16)], "generated")),
+    ]
+
+
+def datasets(only=None):
+    return [(name, *make()) for name, make in dataset_makers() if not only or only in name]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -189,9 +224,7 @@ def calibrate(fn, arg, min_time):
 
 def run(rounds, min_time, only):
     rows = []
-    for name, value, source in datasets():
-        if only and only not in name:
-            continue
+    for name, value, source in datasets(only):
         cells = {}
         for label, pack, unpack in LIBS:
             packed = pack(value)

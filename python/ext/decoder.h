@@ -25,7 +25,11 @@ typedef struct mpkpy_decoder {
     Py_ssize_t owed;            /* values the open containers still owe after the one being read:
                                  * each takes a byte at least, so they are charged against the
                                  * bytes left before a container is presized (decode_array) */
-    int gc_paused;              /* the decode turned the cyclic GC off (see mpkpy_decode) */
+    /* containers complete but not yet tracked by the cyclic GC, each with a reference of ours
+     * (see fill_end in decoder.c); `defer` 0: each is tracked as soon as it is complete */
+    int defer;
+    PyObject **done;
+    Py_ssize_t ndone, done_cap;
 } mpkpy_decoder;
 
 /* Defaults of unpackb: the spec's limits (depth 1024, lengths 2^32-1). */

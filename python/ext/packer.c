@@ -964,6 +964,7 @@ static int packb_scratch_busy;
 typedef struct packb_output {
     PyObject *bytes; /* NULL while the output is in packb_scratch (or nowhere yet) */
     int scratch;     /* the first buffer is packb_scratch */
+    const mpk_writer *w; /* the writer it serves: how much of the scratch is used */
 } packb_output;
 
 static void *grow_output(void *ctx, void *old, size_t size)
@@ -974,7 +975,11 @@ static void *grow_output(void *ctx, void *old, size_t size)
     if (!out->bytes) {
         out->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
         if (!out->bytes) return NULL;
-        if (old) memcpy(PyBytes_AS_STRING(out->bytes), old, PACKB_SCRATCH); /* old is the scratch */
+        /* old is the scratch: only what is written is copied. A large body that outgrows it (an
+         * 8 KiB bytes value behind a few head bytes) then costs one copy, into the object that
+         * becomes the result (the writer asks for at least what the body needs), instead of a
+         * copy of the whole 4 KiB scratch first (Test3, one 8 KiB bin, 3.12: see bench/README.md) */
+        if (old) memcpy(PyBytes_AS_STRING(out->bytes), old, mpk_writer_size(out->w));
         return PyBytes_AS_STRING(out->bytes);
     }
     /* on failure _PyBytes_Resize frees the object and sets out->bytes to NULL; the writer forgets it */
@@ -1011,6 +1016,7 @@ static void packb_writer_setup(void)
 {
     packb_out.bytes = NULL;
     packb_out.scratch = 1;
+    packb_out.w = &packb_writer;
     mpk_writer_init_alloc(&packb_writer, PACKB_SCRATCH, grow_output, &packb_out);
     packb_writer_ready = 1;
 }
@@ -1037,8 +1043,8 @@ static PyObject *packb_into(mpk_writer *w, packb_output *out, PyObject *obj, con
 static PyObject *packb_with(PyObject *obj, const encoder_options *opt)
 {
     if (UNLIKELY(packb_scratch_busy)) {
-        packb_output own_out = {NULL, 0};
         mpk_writer own;
+        packb_output own_out = {NULL, 0, &own};
         mpk_writer_init_alloc(&own, PACKB_NESTED_INITIAL, grow_output, &own_out);
         PyObject *result = packb_into(&own, &own_out, obj, opt);
         mpk_writer_destroy(&own); /* frees nothing: the buffer was own_out's bytes object */

@@ -1,8 +1,10 @@
-"""The cyclic garbage collector around a decode: unpackb switches it off while it builds a large
-value (the value holds no cycle) and must leave it exactly as the caller had it, on success and on
-error, and the objects it returns must still be tracked so that cycles made from them later are
-collected."""
+"""The cyclic garbage collector around a decode: the decoder keeps the containers it is filling
+out of the collector's lists (untracked until complete) and never switches the collector off, so
+other threads and Python code run during a decode see it as the caller set it; the objects it
+returns are tracked so that cycles made from them later are collected."""
 import gc
+import sys
+import threading
 
 import pytest
 
@@ -104,3 +106,78 @@ def test_lists_being_filled_look_empty_to_hooks():
         with pytest.raises(ValueError):
             mpk.unpackb(mpk.packb([marker, [marker, 2]])[:-1])
     assert len(gc.get_objects()) - before < 20
+
+
+def test_containers_being_filled_are_not_tracked():
+    # a Python callback runs while the enclosing dict and list (or tuple) are half-built: none may be
+    # found among the collector's objects (nor be walked by a collection run then: a tuple being
+    # filled has unset slots); once complete, all are
+    marker = "marker key of a dict being filled"
+    seen = []
+
+    def hook(code, data):
+        seen.append([o for o in gc.get_objects()
+                     if (type(o) is dict and marker in o) or (type(o) in (list, tuple) and len(o) > 0 and o[0] == marker)])
+        return mpk.ExtType(code, data)
+
+    def make():
+        return {marker: [1, 2], "rows": [marker, {"k": [3]}, mpk.ExtType(7, b"x"), 4], "last": [5]}
+
+    packed = mpk.packb(make())  # the only such dict and list are the ones the decode makes
+    out = mpk.unpackb(packed, ext_hook=hook)
+    assert out == make()
+    assert seen == [[]]
+    assert gc.is_tracked(out) and gc.is_tracked(out["rows"]) and gc.is_tracked(out["rows"][1])
+    assert any(o is out for o in gc.get_objects())
+    del out
+    tup = mpk.unpackb(mpk.packb([[marker, mpk.ExtType(7, b"x")]]), use_list=False, ext_hook=hook)
+    assert seen[1] == [] and gc.is_tracked(tup) and gc.is_tracked(tup[0])
+
+
+def test_collector_stays_on_for_other_threads(collector_on):
+    # Another thread polls gc.isenabled() while this one decodes large values that call Python code
+    # (the Timestamp and ExtType classes), so that the threads switch many times within a decode.
+    big = mpk.packb([{"ts": mpk.Timestamp(i, 1), "x": mpk.ExtType(5, b"e"), "row": list(range(40))}
+                     for i in range(3000)])
+    states, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set():
+            states.append(gc.isenabled())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    thread = threading.Thread(target=poll)
+    thread.start()
+    try:
+        for _ in range(3):
+            assert len(mpk.unpackb(big)) == 3000
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert states and all(states)
+
+
+def test_decode_allocations_make_collections_due(collector_on):
+    # The containers a large decode makes count toward the collector's thresholds as anywhere else:
+    # the collection they make due runs within the unpackb call (3.11: in an allocation; 3.12+: when
+    # the call returns to the interpreter), not at some later allocation of the caller's.
+    big = mpk.packb([[i, [i]] for i in range(20000)])
+    events = []
+    inside = [False]
+
+    def callback(phase, info):
+        if phase == "start":
+            events.append(inside[0])
+
+    gc.collect()
+    gc.callbacks.append(callback)
+    try:
+        inside[0] = True
+        value = mpk.unpackb(big)
+        inside[0] = False
+    finally:
+        gc.callbacks.remove(callback)
+    assert len(value) == 20000
+    assert True in events
