@@ -263,7 +263,11 @@ static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, 
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
     if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
-    PyObject *u = utf8_two_pass(s, n);
+    /* Two passes for short text; a long str (mostly ASCII with a few wider characters, as text
+     * fields are) goes to CPython's decoder, which skips ASCII runs a word at a time: 1000 strs of
+     * 100 B-4 KiB with a few accented words, 3.12 unpack, 43.2M instructions with two passes
+     * against msgspec's 8.0M */
+    PyObject *u = n <= 256 ? utf8_two_pass(s, n) : NULL;
     if (u) return u;
     if (PyErr_Occurred()) return NULL; /* out of memory */
     u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
