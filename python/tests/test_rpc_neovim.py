@@ -140,7 +140,9 @@ def test_blocking_client_against_nvim_listen(tmp_path):
             buf = c.call("nvim_get_current_buf")
             assert isinstance(buf, rpc.Buffer)
             c.notify("nvim_command", "qall!")
-        assert proc.wait(30) == 0
+            # wait with the connection open: Neovim 0.7 can drop a notification whose channel
+            # closes before its main loop reads it (the test failed 1 time in 3 when closing first)
+            assert proc.wait(30) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
