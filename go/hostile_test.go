@@ -14,12 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"mpk.dev/go/mpk/internal/memcap"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -150,7 +149,7 @@ func TestHostileChild(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestHostileInputs")
 	}
-	if err := capAddressSpace(1 << 30); err != nil {
+	if err := memcap.CapAddressSpace(1 << 30); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
@@ -178,25 +177,6 @@ func TestHostileChild(t *testing.T) {
 	}
 	out, _ := json.Marshal(res)
 	fmt.Printf("RESULT %s\n", out)
-}
-
-// capAddressSpace limits the process's address space to what it uses now plus extra bytes.
-func capAddressSpace(extra uint64) error {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmSize:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err != nil {
-				return err
-			}
-			lim := kb*1024 + extra
-			return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
-		}
-	}
-	return errors.New("no VmSize in /proc/self/status")
 }
 
 func runHostile(t *testing.T, name string) hostileResult {

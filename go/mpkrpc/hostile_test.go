@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mpk.dev/go/mpk/internal/memcap"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"mpk.dev/go/mpk"
@@ -69,7 +68,7 @@ func TestHostileRPCChild(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestHostileRPCMemory")
 	}
-	if err := capAddressSpace(1 << 30); err != nil {
+	if err := memcap.CapAddressSpace(1 << 30); err != nil {
 		t.Fatal(err)
 	}
 	data := hostileStreams[name].data()
@@ -103,25 +102,6 @@ func TestHostileRPCChild(t *testing.T) {
 	}
 	out, _ := json.Marshal(res)
 	fmt.Printf("RESULT %s\n", out)
-}
-
-// capAddressSpace limits the process's address space to what it uses now plus extra bytes.
-func capAddressSpace(extra uint64) error {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmSize:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err != nil {
-				return err
-			}
-			lim := kb*1024 + extra
-			return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
-		}
-	}
-	return errors.New("no VmSize in /proc/self/status")
 }
 
 // Each hostile stream runs in a child process whose address space is capped at 1 GiB over its

@@ -7,12 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mpk.dev/go/mpk/internal/memcap"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"mpk.dev/go/mpk"
@@ -92,7 +91,7 @@ func TestGenHostileChild(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestGeneratedHostileInputs")
 	}
-	if err := capAS(1 << 30); err != nil {
+	if err := memcap.CapAddressSpace(1 << 30); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
@@ -109,24 +108,6 @@ func TestGenHostileChild(t *testing.T) {
 	}
 	out, _ := json.Marshal(res)
 	fmt.Printf("RESULT %s\n", out)
-}
-
-func capAS(extra uint64) error {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmSize:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err != nil {
-				return err
-			}
-			lim := kb*1024 + extra
-			return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
-		}
-	}
-	return errors.New("no VmSize")
 }
 
 func TestGeneratedHostileInputs(t *testing.T) {
