@@ -27,6 +27,6 @@ bench-c:
 	@$(C_BENCH_BUILD)/mpk_bench_pb --rounds $(C_BENCH_ROUNDS) $(C_BENCH_ARGS) >> bench/results/c.md
 	@cat bench/results/c.md
 
-# The fuzz smoke run (c/fuzz/smoke.py): build against HEAD's c/, replay every seed, fuzz 40 s.
+# The fuzz smoke run (c/fuzz/smoke.py): build against the working tree's c/, replay every seed, fuzz 40 s.
 test-c-fuzz:
 	@$(SUITE) c-fuzz -- python3 c/fuzz/smoke.py --seconds 40
