@@ -72,6 +72,20 @@ def main():
         with open(mb.MANIFEST, encoding="utf-8") as f:
             manifest_ids |= {w["id"] for w in json.load(f)["workloads"]}
     made = []
+    rpc = sides.pop("rpc", None)
+    if rpc:
+        # calls per second (higher is better), one group per language and workload
+        by = {}
+        for r in rpc["rows"]:
+            rate = r.get("calls_per_s") or (1e9 / r["ns_per_op"] if r.get("ns_per_op") else None)
+            key = f"{r.get('variant', '')} {r.get('label', r['workload'])}".strip()
+            by.setdefault(key, {})[{"mpk": "mpk", "json": "json", "protobuf": "pb"}.get(r["kind"], r["kind"])] = rate
+        old = SERIES[:]
+        SERIES[:] = [("mpk", "mpk-RPC", "#1f77b4"), ("pb", "gRPC", "#2ca02c"), ("json", "JSON-RPC", "#7f7f7f")]
+        if bars(os.path.join(OUT, "rpc.svg"), "MessagePack-RPC vs gRPC vs JSON-RPC — calls per second, higher is better",
+                list(by.items()), "calls per second", None):
+            made.append("rpc.svg")
+        SERIES[:] = old
     for name in [n for n in mb.ORDER if n in sides] + sorted(n for n in sides if n not in mb.ORDER):
         rows = mb.summary_rows(name, sides[name], manifest_ids)
         keys = []
