@@ -618,7 +618,9 @@ func (ep *Endpoint) readLoop() {
 		m, reason := parse(raw)
 		if reason != "" {
 			ep.report(&ProtocolError{Offset: off, Reason: reason})
-			ep.respond(0, []any{int64(NeovimException), "mpkrpc: invalid message: " + reason}, nil)
+			// Neovim 0.7.2 answers a value that is no message with type 1 (Validation), and bytes
+			// that are not MessagePack (above) with type 0 (Exception): so does mpkrpc.
+			ep.respond(0, []any{int64(NeovimValidation), "mpkrpc: invalid message: " + reason}, nil)
 			continue
 		}
 		switch m.kind {
