@@ -54,6 +54,11 @@ $(RPCB)/node/.mpk-npm-ci: bench/rpc/node/package.json bench/rpc/node/package-loc
 	@cd $(RPCB)/node && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-bench-rpc: $(RPCB)/bin/rpcbench-go $(RPCB)/venv/.mpk-installed $(RPCB)/py/rpcbench_pb2.py $(RPCB)/node/.mpk-npm-ci js-build
+# js/build (mpk/rpc/node), rebuilt only when js/'s sources changed since (js-build takes a while).
+$(RPCB)/.js-built: $(shell find js/src -name '*.ts' 2>/dev/null) js/package.json
+	@$(MAKE) --no-print-directory js-build
+	@mkdir -p $(RPCB) && touch $@
+
+bench-rpc: $(RPCB)/bin/rpcbench-go $(RPCB)/venv/.mpk-installed $(RPCB)/py/rpcbench_pb2.py $(RPCB)/node/.mpk-npm-ci $(RPCB)/.js-built
 	@$(if $(filter 1,$(QUICK)),MPK_BENCH_QUICK=1) python3 bench/rpc/run.py --go $(RPCB)/bin/rpcbench-go \
 		--python $(RPCB)/venv/bin/python --py-gen $(RPCB)/py --node-modules $(RPCB)/node

@@ -61,6 +61,7 @@ def medians(cell):
     return {
         "calls_per_s": statistics.median(x["calls"] / x["wall_ns"] * 1e9 for x in s),
         "cpu_ns_per_call": statistics.median(x["cpu_ns"] / x["calls"] for x in s if x["calls"]),
+        "server_cpu_ns_per_call": statistics.median(x.get("server_cpu_ns", 0) / x["calls"] for x in s if x["calls"]),
         "calls": sum(x["calls"] for x in s),
         "rounds": len(s),
     }
@@ -111,15 +112,16 @@ def main():
            "the servers in a child process; sequential = one call at a time, 64 in flight = 64 "
            "callers on the one connection. Calls/s is wall-clock; client CPU is the client "
            "process's user+system CPU time over its calls (its own threads: the runtime, the "
-           "event loop, the kernel's work for its sockets).", ""]
+           "event loop, the kernel's work for its sockets); server CPU the server process's, read "
+           "from /proc in 10 ms clock ticks.", ""]
     bar_lines = []
     for lang, doc in docs.items():
         cells = {(c["library"], c["workload"]): medians(c) for c in doc["cells"]}
         vers = ", ".join(f"{k} {v}" for k, v in doc.get("versions", {}).items())
         md += [f"### {LANGS[lang]} ({doc.get('runtime', '')}; {vers})", "",
                "| workload | mpk-RPC calls/s | JSON-RPC calls/s | gRPC calls/s | mpk / gRPC | bar | "
-               "client CPU µs/call: mpk | JSON | gRPC |",
-               "|---|--:|--:|--:|--:|:-:|--:|--:|--:|"]
+               "client CPU µs/call: mpk | JSON | gRPC | server CPU µs/call: mpk | JSON | gRPC |",
+               "|---|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|--:|"]
         for wid, label in WORKLOADS:
             m, j, g = (cells.get((lib, wid)) for lib in LIBRARIES)
             if not m:
@@ -129,7 +131,9 @@ def main():
             md.append(f"| {label} | {fmt_rate(m['calls_per_s'])} | {fmt_rate(j['calls_per_s']) if j else '—'} | "
                       f"{fmt_rate(g['calls_per_s']) if g else '—'} | {f'{ratio:.2f}×' if ratio else '—'} | "
                       f"{'ok' if ok else 'MISSED'} (≥ {BAR[wid]:g}×) | {fmt_us(m['cpu_ns_per_call'])} | "
-                      f"{fmt_us(j['cpu_ns_per_call']) if j else '—'} | {fmt_us(g['cpu_ns_per_call']) if g else '—'} |")
+                      f"{fmt_us(j['cpu_ns_per_call']) if j else '—'} | {fmt_us(g['cpu_ns_per_call']) if g else '—'} | "
+                      f"{fmt_us(m['server_cpu_ns_per_call'])} | {fmt_us(j['server_cpu_ns_per_call']) if j else '—'} | "
+                      f"{fmt_us(g['server_cpu_ns_per_call']) if g else '—'} |")
             if not ok:
                 bar_lines.append(f"{LANGS[lang]} {label}: {ratio:.2f}× gRPC (bar {BAR[wid]:g}×)" if ratio else f"{LANGS[lang]} {label}: no gRPC figure")
             for lib, kind in zip(LIBRARIES, ("mpk", "json", "protobuf")):
@@ -138,7 +142,8 @@ def main():
                     rows.append({"workload": wid, "label": label, "op": "call", "variant": LANGS[lang],
                                  "library": lib, "kind": kind, "ns_per_op": round(1e9 / c["calls_per_s"]),
                                  "calls_per_s": round(c["calls_per_s"], 1),
-                                 "cpu_ns_per_call": round(c["cpu_ns_per_call"]), "rounds": c["rounds"]})
+                                 "cpu_ns_per_call": round(c["cpu_ns_per_call"]),
+                                 "server_cpu_ns_per_call": round(c["server_cpu_ns_per_call"]), "rounds": c["rounds"]})
         md.append("")
     md += ["**Bar** (issue 14: mpk-RPC ≥ 2× gRPC's calls/s with 64 in flight, ≥ 1.0× sequential, both "
            "sizes, every language): " + ("met in every cell of this run." if not bar_lines else

@@ -8,6 +8,7 @@
 //   node bench.mjs --modules DIR [--rounds N] [--seconds S] [--only LIBRARY]
 // DIR is where this folder's package.json and lock were installed (npm ci): its node_modules.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createConnection, createServer } from "node:net";
 import { dirname, join, resolve as resolvePath } from "node:path";
@@ -163,6 +164,19 @@ async function connectAll(ports, blob) {
   return libs;
 }
 
+let serverPid = 0;
+
+/** The user+system CPU time of process pid from /proc (clock ticks of 10 ms), or 0 where it cannot tell. */
+function procCpuNs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 1).trim().split(/\s+/);
+    return (Number(f[11]) + Number(f[12])) * 10_000_000;
+  } catch {
+    return 0;
+  }
+}
+
 async function run(fn, inflight, seconds) {
   let stop = false;
   let calls = 0;
@@ -177,10 +191,11 @@ async function run(fn, inflight, seconds) {
   globalThis.gc?.();
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
+  const s0 = procCpuNs(serverPid);
   const timer = new Promise((resolve) => setTimeout(() => { stop = true; resolve(); }, seconds * 1000));
   await Promise.all([timer, ...Array.from({ length: inflight }, worker)]);
   const cpu = process.cpuUsage(c0);
-  return { calls, wall_ns: Number(process.hrtime.bigint() - t0), cpu_ns: (cpu.user + cpu.system) * 1000 };
+  return { calls, wall_ns: Number(process.hrtime.bigint() - t0), cpu_ns: (cpu.user + cpu.system) * 1000, server_cpu_ns: procCpuNs(serverPid) - s0 };
 }
 
 /** A seeded generator (mulberry32), so every run sends the same blob. */
@@ -195,6 +210,7 @@ function seeded(seed) {
 
 async function clients() {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", "--modules", args.modules], { stdio: ["pipe", "pipe", "inherit"] });
+  serverPid = child.pid;
   const rl = createInterface({ input: child.stdout });
   const ports = JSON.parse(await new Promise((resolve) => rl.once("line", resolve)));
   const rnd = seeded(1);
