@@ -515,7 +515,7 @@ func runClients(rounds int, d time.Duration, only string) error {
 	}
 	// Warm-up: every cell once, briefly (connections, JIT-free but caches, pools, HTTP/2 windows).
 	for _, j := range jobs {
-		if _, err := run(j.call, j.c.InFlight, d/5+time.Millisecond); err != nil {
+		if _, err := run(j.call, j.c.InFlight, max(d/2, 200*time.Millisecond)); err != nil {
 			return fmt.Errorf("%s %s: %w", j.c.Library, j.c.Workload, err)
 		}
 	}

@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "7" },
     seconds: { type: "string", default: "0.5" },
     only: { type: "string", default: "" },
+    workload: { type: "string", default: "" },
   },
 });
 const require = createRequire(join(resolvePath(args.modules), "package.json"));
@@ -221,6 +222,7 @@ async function clients() {
   for (const lib of libs) {
     if (args.only && lib.name !== args.only) continue;
     for (const [workload, inflight, size] of [["rpc_seq_small", 1, "small"], ["rpc_seq_8k", 1, "big"], ["rpc_64_small", 64, "small"], ["rpc_64_8k", 64, "big"]]) {
+      if (args.workload && workload !== args.workload) continue;
       const cell = { workload, library: lib.name, kind: lib.kind, in_flight: inflight, samples: [] };
       cells.push(cell);
       jobs.push([cell, lib[size]]);
@@ -228,7 +230,7 @@ async function clients() {
   }
   const rounds = Number(args.rounds);
   const seconds = Number(args.seconds);
-  for (const [cell, fn] of jobs) await run(fn, cell.in_flight, seconds / 5 + 0.001); // warm-up (JIT, pools)
+  for (const [cell, fn] of jobs) await run(fn, cell.in_flight, Math.max(seconds / 2, 0.2)); // warm-up (JIT, pools)
   const rnd2 = seeded(2);
   for (let r = 0; r < rounds; r++) {
     const order = jobs.map((_, i) => i);

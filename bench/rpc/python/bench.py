@@ -239,7 +239,7 @@ async def clients(args):
                 cells.append(cell)
                 jobs.append((cell, fns[size]))
         for cell, fn in jobs:  # warm-up
-            await run(fn, cell["in_flight"], args.seconds / 5 + 0.001)
+            await run(fn, cell["in_flight"], max(args.seconds / 2, 0.2))
         rng = random.Random(2)
         for _ in range(args.rounds):
             order = list(range(len(jobs)))
