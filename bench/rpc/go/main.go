@@ -52,6 +52,12 @@ func main() {
 	}
 	onlyWorkload = *workload
 	if *serve {
+		if path := os.Getenv("RPCBENCH_SERVER_CPUPROFILE"); path != "" {
+			f, err := os.Create(path)
+			check(err)
+			check(pprof.StartCPUProfile(f))
+			defer pprof.StopCPUProfile()
+		}
 		runServers()
 		return
 	}
