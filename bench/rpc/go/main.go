@@ -457,6 +457,8 @@ type cell struct {
 	Kind     string   `json:"kind"`
 	InFlight int      `json:"in_flight"`
 	Samples  []sample `json:"samples"`
+	// calls made by the warm-up (for counting instructions per call over the whole run)
+	WarmupCalls int64 `json:"warmup_calls"`
 }
 
 func runClients(rounds int, d time.Duration, only string) error {
@@ -521,9 +523,11 @@ func runClients(rounds int, d time.Duration, only string) error {
 	}
 	// Warm-up: every cell once, briefly (connections, JIT-free but caches, pools, HTTP/2 windows).
 	for _, j := range jobs {
-		if _, err := run(j.call, j.c.InFlight, max(d/2, 200*time.Millisecond)); err != nil {
+		s, err := run(j.call, j.c.InFlight, max(d/2, 200*time.Millisecond))
+		if err != nil {
 			return fmt.Errorf("%s %s: %w", j.c.Library, j.c.Workload, err)
 		}
+		j.c.WarmupCalls = s.Calls
 	}
 	rng := rand.New(rand.NewSource(2))
 	for r := 0; r < rounds; r++ {
