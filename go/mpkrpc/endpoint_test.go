@@ -428,7 +428,9 @@ func TestEndpointHostileFatal(t *testing.T) {
 			peer.read()
 			peer.sendRaw(tc.bytes) // and the peer keeps the connection open
 			resp := peer.read()
-			if resp[0] != int64(1) || resp[1] != int64(0) || !strings.Contains(ErrorMessage(resp[2]), "malformed input") {
+			// Neovim 0.7.2 answers bytes that are not MessagePack with type 0 (Exception).
+			if typ, msg, ok := NeovimError(resp[2]); resp[0] != int64(1) || resp[1] != int64(0) || !ok ||
+				typ != NeovimException || !strings.HasPrefix(msg, "mpkrpc: malformed input, closing: ") {
 				t.Fatalf("answer %v", resp)
 			}
 			_, err := p.Value()
@@ -469,8 +471,10 @@ func TestEndpointHostileSurvivable(t *testing.T) {
 		}
 		peer.sendRaw(b)
 		resp := peer.read()
-		if len(resp) != 4 || resp[0] != int64(1) || resp[1] != int64(0) || resp[3] != nil ||
-			!strings.Contains(ErrorMessage(resp[2]), tc.reason) {
+		// Neovim 0.7.2 answers a value that is no message with type 1 (Validation).
+		typ, msg, ok := NeovimError(resp[2])
+		if len(resp) != 4 || resp[0] != int64(1) || resp[1] != int64(0) || resp[3] != nil || !ok ||
+			typ != NeovimValidation || !strings.HasPrefix(msg, "mpkrpc: invalid message: ") || !strings.Contains(msg, tc.reason) {
 			t.Fatalf("%s: answer %v", tc.name, resp)
 		}
 		var pe *ProtocolError

@@ -16,7 +16,7 @@ const DECODER: DecoderOptions = { exact: true, utf8: "raw", int64: "auto" };
 const OPTIONS = { decoder: DECODER };
 const decoder = new Decoder(DECODER);
 const encoder = new Encoder();
-const PIPELINE_N = 1000;
+const PIPELINE_N = 10000;
 const delay = (i: number) => (i * 7919) % 50; // 0..49 ms, shuffled: the same permutation in every driver
 
 function fail(message: string): never {

@@ -18,7 +18,7 @@ import mpk
 import mpk.rpc
 
 ERRORS = "surrogateescape"
-PIPELINE_N = 1000
+PIPELINE_N = 10000
 
 
 def delay(i):

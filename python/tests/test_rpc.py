@@ -428,5 +428,5 @@ def test_blocking_client_ends_on_malformed_bytes_after_a_msgid_0_answer():
             break
         except mpk.OutOfData:
             u.feed(b.recv(4096))
-    assert answer[:2] == [1, 0] and "malformed input, closing" in answer[2][1]
+    assert answer[:2] == [1, 0] and answer[2][0] == 0 and "malformed input, closing" in answer[2][1]
     b.close()

@@ -42,7 +42,7 @@ def test_invalid_messages_are_answered_with_msgid_0_and_the_connection_stays_usa
         server, errors, rb, wb = await served()
         u = mpk.Unpacker()
         wb.write(frame)
-        assert await read_msg(rb, u) == [1, 0, [0, "mpk.rpc: invalid message: " + reason], None]
+        assert await read_msg(rb, u) == [1, 0, [1, "mpk.rpc: invalid message: " + reason], None]
         assert len(errors) == 1 and isinstance(errors[0], rpc.ProtocolError)
         assert errors[0].reason == reason and errors[0].offset == 0
         wb.write(mpk.packb([0, 7, "add", [1, 2]]))
@@ -103,6 +103,8 @@ def test_malformed_bytes_answer_msgid_0_then_end_the_connection(frame, exc, kind
         wb.write(frame)
         answer = await read_msg(rb, u)
         assert answer[:2] == [1, 0] and answer[3] is None
+        # type 0 (Exception), as Neovim 0.7.2 answers bytes that are not MessagePack
+        assert answer[2][0] == rpc.NEOVIM_EXCEPTION
         assert answer[2][1].startswith("mpk.rpc: malformed input, closing: ")
         for p in pending:
             with pytest.raises(rpc.ConnError) as ei:

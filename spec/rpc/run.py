@@ -38,6 +38,8 @@ SCENARIO_TIMEOUT = 60.0
 # Depth counts from the message: the envelope and the params array take two levels of the
 # endpoints' 1024, so a corpus value nested deeper than this cannot travel as an argument.
 MAX_ARG_DEPTH = 1000
+# Calls in flight at once in the pipeline scenario (the drivers' PIPELINE_N / pipelineN).
+PIPELINE_N = 10_000
 
 
 # ----------------------------------------------------------------------------------------------
@@ -252,8 +254,8 @@ def check_errors(client, address, _):
 def check_pipeline(client, address, _):
     a = run_client(client, address, "pipeline")
     out = []
-    if a.get("count") != 1000 or a.get("wrong") != 0:
-        out.append(f"1000 pipelined calls: {a.get('count')} replies, {a.get('wrong')} wrong")
+    if a.get("count") != PIPELINE_N or a.get("wrong") != 0:
+        out.append(f"{PIPELINE_N} pipelined calls: {a.get('count')} replies, {a.get('wrong')} wrong")
     if not a.get("out_of_order"):
         out.append("the replies all came in request order (the delays should reorder them)")
     return out
@@ -405,18 +407,25 @@ def msgid0_error(m):
 
 # What each README documents for a message that is not a message (answered, the connection stays
 # usable) and for bytes that are not MessagePack or a length over the limits (answered, then the
-# connection ends): the error value's [type, text prefix]. Quoted in spec/rpc/README.md.
+# connection ends): the error value's [type, text prefix]. Quoted in spec/rpc/README.md. The types
+# are Neovim 0.7.2's: it answers a value that is no message with type 1 (Validation, e.g. `[0, 1]`
+# -> [1, 0, [1, "Request array size must be 4 (request) or 3 (notification)"], nil]) and bytes that
+# are not MessagePack with type 0 (Exception, `c1` -> [1, 0, [0, "Invalid msgpack payload. ..."],
+# nil]); every language must agree with it.
+NEOVIM_VALIDATION, NEOVIM_EXCEPTION = 1, 0
 DOCUMENTED = {
-    # go/README.md, "Protocol violations": `[1, 0, [0, "mpkrpc: invalid message: REASON"], nil]`;
-    # malformed bytes are "answered with msgid 0 as above, then the connection ends"
-    "go": {"invalid": (0, "mpkrpc: invalid message: "), "malformed": (0, "mpkrpc: ")},
+    # go/README.md, "Protocol violations": `[1, 0, [1, "mpkrpc: invalid message: REASON"], nil]`
+    # and `[1, 0, [0, "mpkrpc: malformed input, closing: <DecodeError>"], nil]`
+    "go": {"invalid": (NEOVIM_VALIDATION, "mpkrpc: invalid message: "),
+           "malformed": (NEOVIM_EXCEPTION, "mpkrpc: malformed input, closing: ")},
     # js/README.md, "Protocol violations and hostile peers": `[1, 0, [1, "invalid message: ..."],
-    # nil]` and `[1, 0, [1, "invalid MessagePack from the peer: <DecodeError>"], nil]`
-    "js": {"invalid": (1, "invalid message: "), "malformed": (1, "invalid MessagePack from the peer: ")},
-    # python/README.md, "Protocol violations": `[1, 0, [0, "mpk.rpc: invalid message: REASON"],
-    # nil]`; malformed bytes: `"mpk.rpc: malformed input, closing: ..."`
-    "python": {"invalid": (0, "mpk.rpc: invalid message: "),
-               "malformed": (0, "mpk.rpc: malformed input, closing: ")},
+    # nil]` and `[1, 0, [0, "invalid MessagePack from the peer: <DecodeError>"], nil]`
+    "js": {"invalid": (NEOVIM_VALIDATION, "invalid message: "),
+           "malformed": (NEOVIM_EXCEPTION, "invalid MessagePack from the peer: ")},
+    # python/README.md, "Protocol violations": `[1, 0, [1, "mpk.rpc: invalid message: REASON"],
+    # nil]` and `[1, 0, [0, "mpk.rpc: malformed input, closing: ..."], nil]`
+    "python": {"invalid": (NEOVIM_VALIDATION, "mpk.rpc: invalid message: "),
+               "malformed": (NEOVIM_EXCEPTION, "mpk.rpc: malformed input, closing: ")},
 }
 
 

@@ -225,7 +225,7 @@ func errorValues(ctx context.Context, ep *mpkrpc.Endpoint, input map[string]json
 // Pipeline: N calls sleep_echo(delay(i), i) all in flight at once; delays are a fixed permutation
 // so replies come back in another order than sent. Reports wrong results and how many replies
 // arrived before a reply to an earlier request.
-const pipelineN = 1000
+const pipelineN = 10000
 
 func delay(i int) int64 { return int64((i * 7919) % 50) } // 0..49 ms, shuffled
 

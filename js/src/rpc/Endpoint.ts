@@ -279,8 +279,9 @@ export class Endpoint {
       }
     }
     if (failure !== undefined) {
-      // the stream cannot be resynchronised after a decode error: say so with msgid 0, then end
-      this.respond(0, [NEOVIM_VALIDATION, `invalid MessagePack from the peer: ${errorText(failure)}`], null);
+      // the stream cannot be resynchronised after a decode error: say so with msgid 0, then end;
+      // type 0 (Exception) as Neovim 0.7.2 answers bytes that are not MessagePack
+      this.respond(0, [NEOVIM_EXCEPTION, `invalid MessagePack from the peer: ${errorText(failure)}`], null);
       this.flush();
       this.ended(`the peer sent bytes that are not MessagePack: ${errorText(failure)}`, failure);
     }
@@ -319,7 +320,7 @@ export class Endpoint {
     this.violation("a message is [0, msgid, method, params], [1, msgid, error, result] or [2, method, params]");
   }
 
-  /** A well-formed MessagePack value that is no message: answered with msgid 0; the connection stays usable. */
+  /** A well-formed MessagePack value that is no message: answered with msgid 0 and type 1 (Validation, as Neovim 0.7.2 does); the connection stays usable. */
   private violation(what: string): void {
     this.respond(0, [NEOVIM_VALIDATION, `invalid message: ${what}`], null);
   }

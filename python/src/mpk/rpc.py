@@ -428,7 +428,9 @@ class _Codec:
                                       f"mpk.rpc: cannot encode the response: {type(e).__name__}: {e}"], None])
 
     def _malformed(self, reason):
-        return self._pack_response(0, [NEOVIM_EXCEPTION, f"mpk.rpc: invalid message: {reason}"], None)
+        # type 1 (Validation) as Neovim 0.7.2 answers a value that is no message; bytes that are
+        # not MessagePack get type 0 (Exception), as Neovim's "Invalid msgpack payload" (_fatal)
+        return self._pack_response(0, [NEOVIM_VALIDATION, f"mpk.rpc: invalid message: {reason}"], None)
 
     @staticmethod
     def _check(m):
