@@ -128,6 +128,7 @@ async function runBrowser() {
     "/": ["text/html", "<!doctype html><meta charset=utf-8><title>mpk bench</title><script src=/bench.js></script>"],
     "/bench.js": ["text/javascript", bundle.outputFiles[0].text],
     "/workloads.json": ["application/json", workloadsToJson(workloads)],
+    "/favicon.ico": ["image/x-icon", ""], // else the console shows the browser's request for it as a 404
   };
   return withChromiumPage(files, {}, async (page, context) => {
     log("chromium: running");
