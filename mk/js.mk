@@ -1,6 +1,6 @@
 # js/ — the TypeScript implementation (npm package "mpk").
 # Suites: js (node --test: corpus, streams, properties, API) and js-browser (the corpus in headless
-# Chromium). Driver: spec/drivers/js. Bench: bench-js (Node and Chromium, writes bench/results/js.md).
+# Chromium). Driver: spec/drivers/js. Bench: bench-js (Node and Chromium, writes bench/results/js.md and js.json).
 SUITES  += js js-browser
 DRIVERS += js
 APT_PACKAGES += chromium
@@ -39,6 +39,14 @@ $(JS_BENCH_STAMP): js/bench/package.json js/bench/package-lock.json
 	@cd js/bench && npm install --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# protobufjs's static code for the protobuf column, generated at bench time (never committed)
+JS_BENCH_PB := build/js-bench/workloads_pb.cjs
+$(JS_BENCH_PB): bench/workloads/seed.proto bench/workloads/workloads.proto $(JS_BENCH_STAMP)
+	@mkdir -p $(dir $@)
+	@js/bench/node_modules/.bin/pbjs -t static-module -w commonjs --dependency "$(CURDIR)/js/bench/node_modules/protobufjs/minimal.js" -o $@ $(filter %.proto,$^)
+
+# QUICK=1 (or MPK_BENCH_QUICK=1 in the environment, which run.mjs reads itself): a short run
 .PHONY: bench-js
-bench-js: js-build $(JS_BENCH_STAMP)
-	@node js/bench/run.mjs
+bench-js: js-build $(JS_BENCH_STAMP) $(JS_BENCH_PB)
+	@test -f build/bench-workloads/manifest.json || $(MAKE) --no-print-directory bench-workloads
+	@node js/bench/run.mjs $(if $(filter 1,$(QUICK)),--quick,)

@@ -1,26 +1,33 @@
 // The page side of the browser benchmark (bundled by esbuild): mpk, msgpackr (its browser build,
-// pure JS: no addon exists in a browser) and @msgpack/msgpack, decode only by default.
-import { decode as mpkDecode, encode as mpkEncode } from "../src/index.ts";
+// pure JS: no addon exists in a browser), @msgpack/msgpack and protobufjs's static code (made by
+// pbjs into build/js-bench, resolved by run.mjs as "mpk-bench-pb"), decode only by default.
+import { Decoder as MpkDecoder, encode as mpkEncode } from "../src/index.ts";
 import { Packr, Unpackr } from "msgpackr";
 import { Decoder as MsgpackDecoder, Encoder as MsgpackEncoder } from "@msgpack/msgpack";
-import { runSuite } from "./suite.mjs";
+import * as pbRoot from "mpk-bench-pb";
+import { runWorkloads, workloadsFromJson } from "./suite.mjs";
+import { protobufCodec } from "./pb.mjs";
 
 globalThis.runBrowserBench = async (options) => {
-  const datasets = await (await fetch("/datasets.json")).json();
+  const workloads = workloadsFromJson(await (await fetch("/workloads.json")).text());
   const packr = new Packr({ useRecords: false });
   const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
+  const mpk = new MpkDecoder({ int64: "number" });
+  const mpkZeroCopy = new MpkDecoder({ int64: "number", zeroCopy: true });
   const msgpackEncoder = new MsgpackEncoder();
   const msgpackDecoder = new MsgpackDecoder();
   const textEncoder = new TextEncoder();
   const textDecoder = new TextDecoder();
-  return runSuite({
-    datasets,
+  return runWorkloads({
+    workloads,
     codecs: [
-      { label: "mpk", encode: mpkEncode, decode: mpkDecode },
+      { label: "mpk", encode: mpkEncode, decode: (b) => mpk.decode(b) },
+      { label: "mpk (zeroCopy)", decode: (b) => mpkZeroCopy.decode(b), bins: "only" },
       { label: "msgpackr", encode: (v) => packr.pack(v), decode: (b) => unpackr.unpack(b) },
       { label: "@msgpack/msgpack", encode: (v) => msgpackEncoder.encode(v), decode: (b) => msgpackDecoder.decode(b) },
     ],
     json: { encode: (v) => textEncoder.encode(JSON.stringify(v)), decode: (b) => JSON.parse(textDecoder.decode(b)) },
+    pb: protobufCodec(pbRoot.default ?? pbRoot),
     ...options,
   });
 };

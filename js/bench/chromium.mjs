@@ -11,7 +11,8 @@ export async function withChromiumPage(files, { jsFlags = "" } = {}, use) {
   const server = createServer((req, res) => {
     const file = files[req.url];
     if (!file) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": file[0] }).end(file[1]);
+    // cross-origin isolated: performance.now() then ticks in 5 µs steps instead of 100 µs
+    res.writeHead(200, { "content-type": file[0], "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" }).end(file[1]);
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
   const userDataDir = mkdtempSync(join(tmpdir(), "mpk-bench-chromium-"));

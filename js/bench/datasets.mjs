@@ -141,7 +141,7 @@ function geo() {
 }
 
 /** an array of ASCII strings of 0 to 4 KiB (lengths spread evenly) */
-function asciiStrings() {
+export function asciiStrings() {
   const r = rng(5);
   const out = [];
   for (let i = 0; i < 200; i++) {
@@ -176,7 +176,7 @@ function oneMiB() {
 }
 
 /** a GeoJSON FeatureCollection of polygons of a few hundred points, each feature with a small properties map */
-function geoWithProperties() {
+export function geoWithProperties() {
   const r = rng(8);
   const features = [];
   for (let f = 0; f < 40; f++) {

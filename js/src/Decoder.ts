@@ -9,7 +9,7 @@ export type { DecoderOptions } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
 import { RawStr } from "./RawStr.js";
 import { decodeTimestampPayload, TIMESTAMP_EXT_TYPE } from "./Timestamp.js";
-import { decodeUtf8, decodeUtf8Strict } from "./utils/utf8.js";
+import { decodeUtf8, decodeUtf8Strict, NODE_SLICE_MIN } from "./utils/utf8.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { KEY_MAX_BYTES, KEY_SLOTS, keyFound, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
@@ -439,7 +439,8 @@ function decodeStrAt(head: number, start: number, n: number): unknown {
   if (n < BATCH_MIN_BYTES) {
     const cached = lookupStr(buf, view, start, n);
     if (cached !== undefined) return cached;
-  } else if (n <= ASCII_STR_MAX) {
+  } else if (n <= ASCII_STR_MAX && n < NODE_SLICE_MIN) {
+    // (in Node, from NODE_SLICE_MIN bytes on, utf8Slice makes the string faster: utils/utf8.ts)
     const ascii = asciiStr(buf, start, n);
     if (ascii !== undefined) return ascii;
   }

@@ -3,7 +3,7 @@
 // for valid and invalid UTF-8 alike.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeLongPortable, nodeUtf8Slice } from "../src/utils/utf8.js";
+import { decodeLongPortable, NODE_SLICE_MIN, nodeUtf8Slice } from "../src/utils/utf8.js";
 import { decode, encode } from "../src/index.js";
 
 const reference = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -43,4 +43,36 @@ describe("long strs: Node's utf8Slice and the portable TextDecoder path agree wi
     }
     assert.equal(decode(encode("\ufeff" + "é".repeat(400))), "\ufeff" + "é".repeat(400));
   });
+});
+
+describe("strs of 17 to 300 bytes (from NODE_SLICE_MIN bytes on, utf8Slice in Node; the hand paths below it and elsewhere)", () => {
+  test("NODE_SLICE_MIN is where Node switches (48)", () => {
+    assert.equal(NODE_SLICE_MIN, 48);
+  });
+  const cases: Array<[string, number[]]> = [];
+  for (let n = 17; n <= 300; n += n < 64 ? 1 : 7) {
+    cases.push([`ascii ${n}`, Array.from({ length: n }, (_, i) => 32 + ((i * 13) % 95))]);
+    const other: number[] = [];
+    while (other.length < n) other.push(...(other.length % 5 ? [0x61] : [0xc3, 0xa9]));
+    cases.push([`other ${other.length}`, other]);
+    const bad = Array.from({ length: n }, (_, i) => (i === n >> 1 ? 0xff : 0x62));
+    cases.push([`invalid ${n}`, bad]);
+  }
+  for (const utf8 of ["replace", "strict", "raw"] as const) {
+    test(`utf8: "${utf8}"`, () => {
+      for (const [name, bytes] of cases) {
+        // alone (an input under the str batch's minimum) and inside an array after a short str
+        for (const prefix of [[], [0x92, 0xa1, 0x78]]) {
+          const n = bytes.length;
+          const input = Uint8Array.from([...prefix, ...(n < 0x100 ? [0xd9, n] : [0xda, n >> 8, n & 255]), ...bytes]);
+          const valid = !bytes.includes(0xff);
+          const want = reference.decode(Uint8Array.from(bytes));
+          const pick = (v: unknown) => (prefix.length ? (v as unknown[])[1] : v);
+          if (valid || utf8 === "replace") assert.equal(pick(decode(input, { utf8 })), want, `${name}`);
+          else if (utf8 === "strict") assert.throws(() => decode(input, { utf8 }), (e: Error & { kind?: string }) => e.kind === "invalid_utf8", name);
+          else assert.deepEqual((pick(decode(input, { utf8 })) as { bytes: Uint8Array }).bytes, Uint8Array.from(bytes), name);
+        }
+      }
+    });
+  }
 });

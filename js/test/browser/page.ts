@@ -1,6 +1,7 @@
 // Runs in the Chromium page: the whole corpus, one-shot and through decodeStream one byte at a
 // time, with the bundle of mpk built from src/. The Node side (run.ts) serves the vectors.
 import { DecodeError, decode, Decoder, decodeStream, DecoderStream, encode, EncodeError, Encoder, type DecoderOptions } from "../../src/index.js";
+import { asciiText, BATCH_MAX_TEXT } from "../../src/strBatch.js";
 import { JsonNumber, JsonObject, parseJson, type Json } from "../support/losslessJson.js";
 import { bytesToHex, encodeTyped, fromTyped, hexToBytes, normalEqual, normalize, toCanonicalJson, TYPE_KEYS } from "../support/typed.js";
 
@@ -127,6 +128,16 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     expectThrow(() => encode({ a: [1, 2, 3, () => 0] }), (e) => e instanceof EncodeError && e.path === "$.a[3]" && e.valueType === "function");
     expectThrow(() => encode({ v: new Float32Array(1) }), (e) => e instanceof EncodeError && e.path === "$.v" && e.valueType === "Float32Array");
     if (bytesToHex(encode(new Set([1, 2]))) !== "920102") throw new Error("Set");
+  },
+  "the str batch without Buffer (TextDecoder for its ASCII text): strs across several passes decode exactly": () => {
+    if (typeof (globalThis as { Buffer?: unknown }).Buffer !== "undefined") throw new Error("this page has a Buffer");
+    const value: string[] = [];
+    for (let i = 0; value.length < 1500; i++) value.push(`${i}:${(i % 7 === 0 ? "é" : "ab").repeat(20 + (i * 37) % 200)}`);
+    if (encode(value).length < 4 * BATCH_MAX_TEXT) throw new Error("too small to take several passes");
+    const got = decode(encode(value)) as string[];
+    for (let i = 0; i < value.length; i++) if (got[i] !== value[i]) throw new Error(`str ${i}`);
+    const scratch = Uint8Array.from({ length: 300 }, (_, i) => 32 + (i % 90));
+    if (asciiText(scratch, 300) !== String.fromCharCode(...scratch)) throw new Error("asciiText");
   },
   "decoded bins are copies unless zeroCopy": () => {
     const input = Uint8Array.of(0xc4, 0x02, 7, 8);

@@ -1,0 +1,64 @@
+// Same-process ratios against msgpackr (its addon) and JSON on the bench's workloads, for judging
+// speed work on a busy machine: every codec is timed (process CPU time) over many short windows,
+// interleaved, and the medians are compared.
+// Run after `make js-build` and `make bench-workloads`:
+//   node js/bench/versus.mjs [--encode] [--rounds=61] [--window-ms=3] id...   (ids: build/bench-workloads/manifest.json, js_ascii_strings, js_geojson_properties)
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Decoder, Encoder, encode } from "../build/esm/index.js";
+import { loadWorkloads } from "./workloads.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const ids = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const encodeMode = process.argv.includes("--encode");
+const rounds = Number(arg("rounds", 61));
+const windowMs = Number(arg("window-ms", 3));
+const { Packr, Unpackr } = createRequire(import.meta.url)("msgpackr");
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
+const copying = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number", copyBuffers: true });
+const mpk = new Decoder({ int64: "number" });
+const zeroCopy = new Decoder({ int64: "number", zeroCopy: true });
+const shared = new Encoder({ sharedBuffer: true });
+let sink;
+
+// CPU time of this process (process.cpuUsage), not wall-clock: on a loaded machine the time this
+// process waits for a core is not counted, which steadies the ratios a lot
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+function time(fn) {
+  let n = 0;
+  const t0 = cpuMs();
+  let t;
+  do {
+    sink = fn();
+    n++;
+    t = cpuMs();
+  } while (t - t0 < windowMs);
+  return ((t - t0) * 1e6) / n;
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+for (const w of loadWorkloads(resolve(here, "..", ".."), encode)) {
+  if (ids.length && !ids.includes(w.id)) continue;
+  const value = mpk.decode(w.msgpack);
+  const json = Buffer.from(JSON.stringify(value));
+  const codecs = encodeMode
+    ? { mpk: () => encode(value), "mpk shared": () => shared.encode(value), msgpackr: () => packr.pack(value), JSON: () => Buffer.from(JSON.stringify(value)) }
+    : { mpk: () => mpk.decode(w.msgpack), "mpk zeroCopy": () => zeroCopy.decode(w.msgpack), msgpackr: () => unpackr.unpack(w.msgpack), "msgpackr copyBuffers": () => copying.unpack(w.msgpack), JSON: () => JSON.parse(json.toString()) };
+  const samples = Object.fromEntries(Object.keys(codecs).map((k) => [k, []]));
+  for (const k in codecs) time(codecs[k]); // warm up
+  for (let r = 0; r < rounds; r++) for (const k in codecs) samples[k].push(time(codecs[k]));
+  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  const mine = Object.keys(m).filter((k) => k.startsWith("mpk"));
+  const parts = mine.map((k) => `${k} ${(m[k] / 1000).toFixed(2)} µs`);
+  for (const peer of Object.keys(m).filter((k) => !k.startsWith("mpk"))) parts.push(`${peer}/mpk ${(m[peer] / m.mpk).toFixed(2)}`);
+  if (encodeMode) parts.push(`msgpackr/mpk shared ${(m.msgpackr / m["mpk shared"]).toFixed(2)}`);
+  else parts.push(`msgpackr/mpk zeroCopy ${(m.msgpackr / m["mpk zeroCopy"]).toFixed(2)}`);
+  console.log(`${w.id} ${encodeMode ? "encode" : "decode"}: ${parts.join(" | ")}`);
+}
