@@ -19,7 +19,8 @@ C_BENCH_MD := bench/results/c.md
 # (c/bench/profile.py), then Test1-Test4 and the Product against protobuf-c (mpk_bench_pb), then every
 # common workload of build/bench-workloads (mpk_bench_workloads: mpk, msgpack-c, protobuf-c, RapidJSON),
 # into bench/results/c.md; the programs' rows go into the sidecar bench/results/c.json
-# (c/bench/sidecar.py). protobuf-c is installed here, not by `make deps`, so `make test` does not need it.
+# (c/bench/sidecar.py; the workloads' rows first: the report labels a workload by its first row, the
+# manifest's title). protobuf-c is installed here, not by `make deps`, so `make test` does not need it.
 bench-c: bench-workloads
 	@tools/apt-ensure libprotobuf-c-dev protobuf-c-compiler pkg-config
 	@cmake -S c/bench -B $(C_BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -46,7 +47,7 @@ bench-c: bench-workloads
 	  --version "libmsgpack-dev=$$(dpkg-query -W -f='$${Version}' libmsgpack-dev)" \
 	  --version "rapidjson-dev=$$(dpkg-query -W -f='$${Version}' rapidjson-dev)" \
 	  --version "libprotobuf-c-dev=$$(dpkg-query -W -f='$${Version}' libprotobuf-c-dev)" \
-	  $(C_BENCH_ROWS)/main.jsonl $(C_BENCH_ROWS)/pb.jsonl $(C_BENCH_ROWS)/workloads.jsonl
+	  $(C_BENCH_ROWS)/workloads.jsonl $(C_BENCH_ROWS)/pb.jsonl $(C_BENCH_ROWS)/main.jsonl
 	@cat $(C_BENCH_MD)
 
 # The fuzz smoke run (c/fuzz/smoke.py): build against HEAD's c/, replay every seed, fuzz 40 s.
