@@ -10,6 +10,8 @@ C_BENCH_ROUNDS ?= 7
 # MPK_BENCH_QUICK=1 in the environment or on the command line).
 C_BENCH_ARGS ?=
 C_BENCH_QUICK := $(if $(filter 1,$(QUICK) $(MPK_BENCH_QUICK))$(filter --quick,$(C_BENCH_ARGS)),--quick,)
+# what the programs get: C_BENCH_ARGS, with --quick once when quick
+C_BENCH_FLAGS := $(filter-out --quick,$(C_BENCH_ARGS)) $(C_BENCH_QUICK)
 C_BENCH_ROWS := $(C_BENCH_BUILD)/rows
 C_BENCH_MD := bench/results/c.md
 
@@ -28,7 +30,7 @@ bench-c: bench-workloads
 	@test -x $(C_BENCH_BUILD)/mpk_bench_workloads || { echo "bench-c: mpk_bench_workloads was not built (protobuf-c missing?)"; exit 1; }
 	@mkdir -p bench/results $(C_BENCH_ROWS) && rm -f $(C_BENCH_ROWS)/*.jsonl
 	@echo "[bench-c] mpk_bench: synthetic rows and the JSON corpora ($(if $(C_BENCH_QUICK),quick,$(C_BENCH_ROUNDS) rounds))"
-	@$(C_BENCH_BUILD)/mpk_bench --rounds $(C_BENCH_ROUNDS) $(C_BENCH_ARGS) $(C_BENCH_QUICK) --data $(C_BENCH_DATA) --out $(C_BENCH_MD) \
+	@$(C_BENCH_BUILD)/mpk_bench --rounds $(C_BENCH_ROUNDS) $(C_BENCH_FLAGS) --data $(C_BENCH_DATA) --out $(C_BENCH_MD) \
 	  --rows $(C_BENCH_ROWS)/main.jsonl \
 	  --env "Debian packages: libmsgpack-dev $$(dpkg-query -W -f='$${Version}' libmsgpack-dev), rapidjson-dev $$(dpkg-query -W -f='$${Version}' rapidjson-dev), libprotobuf-c-dev $$(dpkg-query -W -f='$${Version}' libprotobuf-c-dev)" \
 	  --env "reproduce: make bench-c (C_BENCH_ROUNDS=$(C_BENCH_ROUNDS))$(if $(C_BENCH_QUICK), QUICK=1: small sizes and one round,)" >/dev/null
@@ -37,10 +39,10 @@ bench-c: bench-workloads
 	@python3 c/bench/profile.py --data $(C_BENCH_DATA) >> $(C_BENCH_MD)
 	@echo "[bench-c] mpk_bench_pb: Test1-Test4 and the Product against protobuf-c"
 	@echo >> $(C_BENCH_MD)
-	@$(C_BENCH_BUILD)/mpk_bench_pb --rounds $(C_BENCH_ROUNDS) $(C_BENCH_ARGS) $(C_BENCH_QUICK) --rows $(C_BENCH_ROWS)/pb.jsonl >> $(C_BENCH_MD)
+	@$(C_BENCH_BUILD)/mpk_bench_pb --rounds $(C_BENCH_ROUNDS) $(C_BENCH_FLAGS) --rows $(C_BENCH_ROWS)/pb.jsonl >> $(C_BENCH_MD)
 	@echo "[bench-c] mpk_bench_workloads: the common workloads, mpk / msgpack-c / protobuf-c / RapidJSON"
 	@echo >> $(C_BENCH_MD)
-	@$(C_BENCH_BUILD)/mpk_bench_workloads --rounds $(C_BENCH_ROUNDS) $(C_BENCH_ARGS) $(C_BENCH_QUICK) --dir build/bench-workloads \
+	@$(C_BENCH_BUILD)/mpk_bench_workloads --rounds $(C_BENCH_ROUNDS) $(C_BENCH_FLAGS) --dir build/bench-workloads \
 	  --rows $(C_BENCH_ROWS)/workloads.jsonl >> $(C_BENCH_MD) 2>$(C_BENCH_ROWS)/workloads.log || { cat $(C_BENCH_ROWS)/workloads.log; exit 1; }
 	@python3 c/bench/sidecar.py --out bench/results/c.json $(C_BENCH_QUICK) \
 	  --version "gcc=$$(gcc -dumpfullversion)" \
