@@ -30,7 +30,7 @@ SIDES = ["mpk", "msgpack-c", "RapidJSON"]
 def build():
     subprocess.run(["cmake", "-S", HERE, "-B", BUILD, "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_C_FLAGS=-g",
                     "-DCMAKE_CXX_FLAGS=-g"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", BUILD, "-j2"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", BUILD, "-j2", "--target", "mpk_bench"], check=True, stdout=subprocess.DEVNULL)
 
 
 def run(args):

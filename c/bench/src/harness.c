@@ -130,9 +130,9 @@ static void fail(const bench_row *row, const bench_side *side, const char *what)
     exit(1);
 }
 
-static void expect_check(const bench_row *row, const bench_side *side, const bench_check *got)
+static void expect_check(const bench_row *row, int s, const bench_side *side, const bench_check *got)
 {
-    const bench_check *want = &row->expect;
+    const bench_check *want = row->expect_per_side ? &row->expect_side[s] : &row->expect;
     if (got->messages != want->messages || got->nodes != want->nodes || got->int_sum != want->int_sum ||
         got->byte_sum != want->byte_sum) {
         fprintf(stderr,
@@ -225,7 +225,7 @@ static double sample(const bench_row *row, int s, const bench_side *side, side_s
             bench_check c = {0, 0, 0, 0};
             side->dom_check(dom, &c);
             side->dom_free(dom);
-            expect_check(row, side, &c);
+            expect_check(row, s, side, &c);
         } else {
             bench_check c = {0, 0, 0, 0};
             double t0 = bench_now();
@@ -235,7 +235,7 @@ static double sample(const bench_row *row, int s, const bench_side *side, side_s
             if (counted) count_stop(row, side, op);
             total += bench_now() - t0;
             if (rc != 0) fail(row, side, "stream decode failed");
-            expect_check(row, side, &c);
+            expect_check(row, s, side, &c);
         }
     }
     return total / reps;
@@ -269,14 +269,18 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
     side_state st[BENCH_MAX_SIDES];
     bench_op ops[4];
     int op_count = bench_row_ops(row, ops);
-    int reps[4];
+    int reps[4][BENCH_MAX_SIDES];
     memset(st, 0, sizeof st);
     memset(results, 0, 4 * sizeof *results);
 
     /* First pass, untimed except for choosing the repetitions: pack, check, and cross-check that
      * the MessagePack sides wrote the same bytes (both write the shortest form). */
-    /* the fastest side's time per op decides the repetitions, so every side's sample is long enough */
-    double fastest[4] = {1e9, 1e9, 1e9, 1e9};
+    /* each side's own time per op decides its repetitions, so that every sample lasts at least
+     * min_sample_seconds (repeating every side as often as the fastest needs made a side 1000x
+     * slower, e.g. RapidJSON parsing megabytes of strings, run for minutes) */
+    double once[4][BENCH_MAX_SIDES]; /* the first pass's time of each op, per side */
+    for (int o = 0; o < 4; o++)
+        for (int s = 0; s < BENCH_MAX_SIDES; s++) once[o][s] = 0;
     for (int s = 0; s < cfg->side_count; s++) {
         const bench_side *side = cfg->sides[s];
         if (row->kind == ROW_CORPUS) {
@@ -293,20 +297,30 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
         count_stop(row, side, OP_PACK);
         if (rc != 0) fail(row, side, "pack failed");
         double t = bench_now() - t0;
-        if (t < fastest[0]) fastest[0] = t;
+        once[0][s] = t;
         st[s].reference.data = malloc(first.len + 1);
         if (!st[s].reference.data) fail(row, side, "out of memory");
         memcpy(st[s].reference.data, first.data, first.len);
         st[s].reference.data[first.len] = '\0';
         st[s].reference.len = first.len;
+        /* A re-encoded corpus DOM must give the input back byte for byte (MessagePack, protobuf);
+         * JSON text need not (spacing, number forms): it must parse to the same values. */
         if (row->kind == ROW_CORPUS && side != &bench_side_json &&
             (st[s].reference.len != row->corpus[s].len ||
              memcmp(st[s].reference.data, row->corpus[s].data, row->corpus[s].len) != 0))
             fail(row, side, "re-encoding the corpus DOM did not give the input back");
+        if (row->kind == ROW_CORPUS && side == &bench_side_json) {
+            void *again = side->dom_decode(&st[s].reference, 1);
+            if (!again) fail(row, side, "its re-encoded corpus DOM does not parse");
+            bench_check c = {0, 0, 0, 0};
+            side->dom_check(again, &c);
+            side->dom_free(again);
+            expect_check(row, s, side, &c);
+        }
         st[s].packed = st[s].reference;
         for (int o = 1; o < op_count; o++) {
             t = sample(row, s, side, &st[s], ops[o], 1, 1);
-            if (t > 0 && t < fastest[o]) fastest[o] = t; /* 0: the side has no such op */
+            once[o][s] = t; /* 0: the side has no such op */
         }
         st[s].packed.data = NULL;
     }
@@ -318,10 +332,12 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
             fail(row, cfg->sides[0], "packed bytes differ from the other MessagePack side's");
     }
     for (int o = 0; o < op_count; o++) {
-        reps[o] = 1;
-        if (fastest[o] < cfg->min_sample_seconds)
-            reps[o] = (int)(cfg->min_sample_seconds / (fastest[o] > 1e-7 ? fastest[o] : 1e-7)) + 1;
-        if (reps[o] > 10000) reps[o] = 10000;
+        for (int s = 0; s < cfg->side_count; s++) {
+            double t = once[o][s];
+            reps[o][s] = 1;
+            if (t < cfg->min_sample_seconds) reps[o][s] = (int)(cfg->min_sample_seconds / (t > 1e-7 ? t : 1e-7)) + 1;
+            if (reps[o][s] > 10000) reps[o][s] = 10000;
+        }
     }
 
     double times[4][BENCH_MAX_SIDES][BENCH_MAX_ROUNDS];
@@ -338,11 +354,11 @@ void bench_run_row(const bench_config *cfg, bench_row *row, bench_result results
                 }
                 if (ops[o] != OP_PACK && row->kind != ROW_CORPUS && !st[s].packed.data)
                     fail(row, side, "no packed input");
-                times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o], 0);
+                times[o][s][round] = sample(row, s, side, &st[s], ops[o], reps[o][s], 0);
                 /* right after the side's own unpack, over the same input */
                 floors[o][s][round] = 0;
                 if (bench_has_floor(row, ops[o]) && side != &bench_side_json) /* MessagePack inputs */
-                    floors[o][s][round] = floor_sample(row, side, unpack_input(row, s, &st[s]), reps[o]);
+                    floors[o][s][round] = floor_sample(row, side, unpack_input(row, s, &st[s]), reps[o][s]);
             }
             st[s].packed.data = NULL;
         }

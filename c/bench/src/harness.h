@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#define BENCH_MAX_SIDES 3
+#define BENCH_MAX_SIDES 4
 #define BENCH_MAX_ROUNDS 31
 
 typedef enum bench_row_kind { ROW_INTS, ROW_STRINGS, ROW_MESSAGES, ROW_CORPUS } bench_row_kind;
@@ -33,6 +33,11 @@ typedef struct bench_row {
     const bench_strings *strings;   /* ROW_STRINGS */
     bench_buf corpus[BENCH_MAX_SIDES]; /* ROW_CORPUS: each side's input (msgpack or the JSON text) */
     bench_check expect;             /* what every decode must report */
+    /* ROW_CORPUS with inputs in different shapes (the common workloads: JSON with base64 for bin,
+     * protobuf messages): what each side's decode must report instead of expect */
+    int expect_per_side;
+    bench_check expect_side[BENCH_MAX_SIDES];
+    const char *workload;           /* the common workload id (manifest.json) for the sidecar, or NULL */
     uint64_t items;                 /* for the ns/item column */
 } bench_row;
 

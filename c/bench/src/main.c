@@ -1,10 +1,12 @@
 /* mpk C benchmark: mpk vs msgpack-c vs RapidJSON, in one process, same values, same run.
  *
- *   mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT]
- *             [--op TEXT] [--first-pass-only]   (the checked first pass alone: for c/bench/profile.py)
+ *   mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--rows FILE] [--env LINE]...
+ *             [--only TEXT] [--op TEXT]
+ *             [--first-pass-only]   (the checked first pass alone: for c/bench/profile.py)
  *
  * Prints a Markdown table (medians of N interleaved rounds; ratios are the peer's time over mpk's,
- * so above 1 means mpk is faster) and writes it to --out as well. */
+ * so above 1 means mpk is faster) and writes it to --out as well; --rows writes the same numbers as
+ * one JSON object per library and op (for the sidecar, c/bench/sidecar.py). */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
@@ -33,6 +35,7 @@ typedef struct options {
     int quick;
     const char *data_dir;
     const char *out_path;
+    const char *rows_path;
     const char *env[MAX_ENV];
     int env_count;
     const char *only;
@@ -42,14 +45,14 @@ typedef struct options {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--env LINE]... [--only TEXT] "
-                    "[--op TEXT] [--first-pass-only]\n");
+    fprintf(stderr, "usage: mpk_bench [--rounds N] [--quick] [--data DIR] [--out FILE] [--rows FILE] [--env LINE]... "
+                    "[--only TEXT] [--op TEXT] [--first-pass-only]\n");
     exit(2);
 }
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {7, 0, NULL, NULL, {0}, 0, NULL, NULL, 0};
+    options o = {7, 0, NULL, NULL, NULL, {0}, 0, NULL, NULL, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quick")) o.quick = 1;
@@ -58,6 +61,7 @@ static options parse_options(int argc, char **argv)
         else if (!strcmp(a, "--rounds")) o.rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--data")) o.data_dir = argv[++i];
         else if (!strcmp(a, "--out")) o.out_path = argv[++i];
+        else if (!strcmp(a, "--rows")) o.rows_path = argv[++i];
         else if (!strcmp(a, "--only")) o.only = argv[++i];
         else if (!strcmp(a, "--op")) o.op = argv[++i];
         else if (!strcmp(a, "--env") && o.env_count < MAX_ENV) o.env[o.env_count++] = argv[++i];
@@ -153,6 +157,30 @@ static void print_row(FILE *f, const bench_config *cfg, const bench_row *row, be
             bytes[1], bytes[2], mb[0], mb[1], mb[2], per_item, vs_msgpackc, vs_json);
 }
 
+/* The sidecar's rows of one op (bench/README.md, "The sidecar"): per library, the time of one message
+ * (one value of a stream row; the whole array or document otherwise) and its bytes. Ops map to
+ * encode/decode and a variant: one-shot is the plain decode of a stream row, the stream decoder, the
+ * zero-copy pack and the decode into fresh memory are variants. */
+static void write_rows(FILE *f, const bench_config *cfg, const bench_row *row, bench_op op, const bench_result *r)
+{
+    const char *variant = op == OP_UNPACK_STREAM ? "stream"
+                          : op == OP_UNPACK_FRESH ? "fresh memory"
+                          : op == OP_PACK_CHUNKS  ? "zero-copy chunks"
+                                                  : "";
+    double per = row->kind == ROW_MESSAGES ? (double)row->count : 1.0;
+    for (int s = 0; s < cfg->side_count; s++) {
+        const bench_side *side = cfg->sides[s];
+        if (r->seconds[s] <= 0) continue; /* not measured (no such op) */
+        fprintf(f, "{\"workload\": \"%s\", \"label\": \"%s\", \"op\": \"%s\", \"variant\": \"%s\", \"per\": \"message\", "
+                   "\"run\": \"c-main\", \"library\": \"%s\", \"kind\": \"%s\", \"ns_per_op\": %.6g, \"ns_per_item\": %.6g, "
+                   "\"bytes\": %.6g}\n",
+                row->workload ? row->workload : row->label, row->label,
+                op == OP_PACK || op == OP_PACK_CHUNKS ? "encode" : "decode", variant, side->name,
+                side == &bench_side_json ? "json" : side == &bench_side_msgpackc ? "msgpack" : "mpk",
+                r->seconds[s] * 1e9 / per, r->seconds[s] * 1e9 / (double)row->items, (double)r->bytes[s] / per);
+    }
+}
+
 static int side_index(const bench_config *cfg, const bench_side *side)
 {
     for (int s = 0; s < cfg->side_count; s++)
@@ -241,13 +269,14 @@ int main(int argc, char **argv)
     static const struct {
         bench_message message;
         const char *name;
+        const char *workload; /* the same message in the common workloads */
         int bins;
         uint64_t nodes, int_sum, byte_sum;
     } messages[] = {
-        {MSG_PAIR_POSITIVE, "[1, 2]", 0, 3, 3, 0},
-        {MSG_PAIR_NEGATIVE, "[-1, -2]", 0, 3, (uint64_t)-3, 0},
-        {MSG_BIN, "8 KiB bin", 1, 1, 0, BENCH_BIN_SIZE},
-        {MSG_NESTED, "[[1, 2], [-1, -2], 8 KiB bin]", 1, 8, 0, BENCH_BIN_SIZE},
+        {MSG_PAIR_POSITIVE, "[1, 2]", "test1", 0, 3, 3, 0},
+        {MSG_PAIR_NEGATIVE, "[-1, -2]", "test2", 0, 3, (uint64_t)-3, 0},
+        {MSG_BIN, "8 KiB bin", "test3", 1, 1, 0, BENCH_BIN_SIZE},
+        {MSG_NESTED, "[[1, 2], [-1, -2], 8 KiB bin]", "test4", 1, 8, 0, BENCH_BIN_SIZE},
     };
     for (size_t m = 0; m < sizeof messages / sizeof messages[0]; m++) {
         uint32_t n = messages[m].bins ? bin_count : pair_count;
@@ -255,6 +284,7 @@ int main(int argc, char **argv)
         snprintf(labels[row_count - 1], sizeof labels[0], "%u × %s", n, messages[m].name);
         r->label = labels[row_count - 1];
         r->kind = ROW_MESSAGES;
+        r->workload = messages[m].workload;
         r->message = messages[m].message;
         r->count = n;
         r->items = n;
@@ -283,6 +313,7 @@ int main(int argc, char **argv)
         r = &rows[row_count++];
         snprintf(labels[row_count - 1], sizeof labels[0], "%s.json", corpus_names[k]);
         r->label = labels[row_count - 1];
+        r->workload = corpus_names[k];
         r->kind = ROW_CORPUS;
         for (int s = 0; s < cfg.side_count; s++) {
             bench_buf *dst = &r->corpus[s];
@@ -444,6 +475,24 @@ int main(int argc, char **argv)
     }
     fclose(f);
     fputs(report, stdout);
+    if (opt.rows_path) {
+        FILE *rows_out = fopen(opt.rows_path, "w");
+        if (!rows_out) {
+            fprintf(stderr, "bench: cannot write %s\n", opt.rows_path);
+            return 1;
+        }
+        for (int i = 0; i < row_count; i++) {
+            if (!ran[i]) continue;
+            bench_op ops[4];
+            int n = bench_row_ops(&rows[i], ops);
+            for (int o = 0; o < n; o++)
+                if (results[i][o].measured) write_rows(rows_out, &cfg, &rows[i], ops[o], &results[i][o]);
+        }
+        if (fclose(rows_out) != 0) {
+            fprintf(stderr, "bench: cannot write %s\n", opt.rows_path);
+            return 1;
+        }
+    }
     if (opt.out_path) {
         FILE *out = fopen(opt.out_path, "w");
         if (!out || fwrite(report, 1, report_len, out) != report_len || fclose(out) != 0) {

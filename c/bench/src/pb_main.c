@@ -9,7 +9,8 @@
  * struct (its only decode API: a malloc'd struct per message, freed by free_unpacked inside the
  * clock). Every read is checked: message count, sum of the ints, sum of the byte lengths, the same
  * for every side. Medians of --rounds rounds; in each round every side runs in rotating order.
- * Prints a markdown table (appended to bench/results/c.md by make bench-c). */
+ * Prints a markdown table (appended to bench/results/c.md by make bench-c); --rows FILE writes the
+ * same numbers as one JSON object per side and op (for the sidecar, c/bench/sidecar.py). */
 #include "side.h"
 #include "seed.pb-c.h"
 #include "workloads.pb-c.h"
@@ -367,11 +368,13 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
     int rounds = 7, quick = 0;
+    const char *rows_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows_path = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--rounds N] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds N] [--quick] [--rows FILE]\n", argv[0]);
             return 2;
         }
     }
@@ -412,6 +415,11 @@ int main(int argc, char **argv)
     printf("| message | op | bytes/msg mpk / msgpack-c / protobuf-c | mpk ns/msg | msgpack-c ns/msg | protobuf-c ns/msg | × msgpack-c | × protobuf-c |\n");
     printf("|---|---|---|--:|--:|--:|--:|--:|\n");
     int failed = 0;
+    FILE *rows_out = NULL;
+    if (rows_path && !(rows_out = fopen(rows_path, "w"))) {
+        fprintf(stderr, "cannot write %s\n", rows_path);
+        return 1;
+    }
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         double tp[SIDES][99], tu[SIDES][99];
         size_t bytes[SIDES] = {0};
@@ -453,7 +461,21 @@ int main(int argc, char **argv)
             printf("| %s | %s | %zu / %zu / %zu | %.1f | %.1f | %.1f | %.2f | %.2f |\n", rows[r].name, op ? "unpack" : "pack",
                    bytes[SIDE_MPK] / rows[r].count, bytes[SIDE_MSGPACKC] / rows[r].count, bytes[SIDE_PB] / rows[r].count,
                    ns[0], ns[1], ns[2], ns[1] / ns[0], ns[2] / ns[0]);
+            /* The sidecar: mpk and msgpack-c are here as protobuf-c's baseline in the same run
+             * ("base_only": mpk_bench and mpk_bench_workloads measure them on these workloads). */
+            for (int s = 0; rows_out && s < SIDES; s++)
+                fprintf(rows_out,
+                        "{\"workload\": \"%s\", \"label\": \"%s\", \"op\": \"%s\", \"variant\": \"\", \"per\": \"message\", "
+                        "\"run\": \"c-pb\", \"library\": \"%s\", \"kind\": \"%s\", \"ns_per_op\": %.6g, \"bytes\": %.6g, "
+                        "\"base_only\": %s}\n",
+                        rows[r].workload, rows[r].name, op ? "decode" : "encode", side_names[s],
+                        s == SIDE_PB ? "protobuf" : s == SIDE_MPK ? "mpk" : "msgpack", ns[s],
+                        (double)bytes[s] / rows[r].count, s == SIDE_PB ? "false" : "true");
         }
+    }
+    if (rows_out && fclose(rows_out) != 0) {
+        fprintf(stderr, "cannot write %s\n", rows_path);
+        return 1;
     }
     bench_side_mpk.release();
     bench_side_msgpackc.release();

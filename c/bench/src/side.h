@@ -103,6 +103,18 @@ const char *bench_json_version(void);
  * the corpus rows; out->data is malloc'd. Return 0 on success. */
 int bench_json_to_msgpack(const char *json, size_t len, bench_buf *out);
 
+/* One entry of the common workloads' manifest.json (bench/workloads/gen.py): its id, title and
+ * protobuf message ("" when it has none, or when it has no .pb file). */
+typedef struct bench_workload {
+    char id[64];
+    char title[160];
+    char proto[64];
+} bench_workload;
+
+/* Read a manifest's entries (NUL-terminated JSON text) into out, at most max of them. Returns the
+ * number read, or -1 when the text is not a manifest. */
+int bench_read_manifest(const char *json, bench_workload *out, int max);
+
 #ifdef __cplusplus
 }
 #endif

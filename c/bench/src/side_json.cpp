@@ -216,6 +216,37 @@ int bench_json_to_msgpack(const char *json, size_t len, bench_buf *out)
     return 0;
 }
 
+static void copy_member(const Value &o, const char *name, char *dst, size_t cap)
+{
+    dst[0] = '\0';
+    if (!o.HasMember(name) || !o[name].IsString()) return;
+    size_t n = o[name].GetStringLength();
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, o[name].GetString(), n);
+    dst[n] = '\0';
+}
+
+int bench_read_manifest(const char *json, bench_workload *out, int max)
+{
+    Document d;
+    d.Parse(json);
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("workloads") || !d["workloads"].IsArray()) return -1;
+    int n = 0;
+    for (const Value &w : d["workloads"].GetArray()) {
+        if (n >= max) break;
+        if (!w.IsObject()) return -1;
+        bench_workload *e = &out[n];
+        copy_member(w, "id", e->id, sizeof e->id);
+        copy_member(w, "title", e->title, sizeof e->title);
+        copy_member(w, "proto", e->proto, sizeof e->proto);
+        if (!e->id[0]) return -1;
+        // a message without its .pb file cannot be measured
+        if (!w.HasMember("files") || !w["files"].IsObject() || !w["files"].HasMember("pb")) e->proto[0] = '\0';
+        n++;
+    }
+    return n;
+}
+
 const bench_side bench_side_json = {
     "RapidJSON", pack_ints, pack_strings, pack_messages, dom_decode, dom_check, dom_encode, dom_free,
     unpack_messages, release, nullptr, nullptr, // no zero-copy output
