@@ -1,7 +1,7 @@
 # The C benchmark (c/bench) and the C fuzzer (c/fuzz). See c/bench/README.md and c/fuzz/README.md.
 BENCHES += c
 SUITES += c-fuzz
-APT_PACKAGES += cmake g++ clang libclang-rt-14-dev libmsgpack-dev rapidjson-dev valgrind
+APT_PACKAGES += cmake g++ clang libclang-rt-14-dev
 
 C_BENCH_BUILD := build/c-bench
 C_BENCH_DATA ?= ../shared/bench-data
@@ -24,7 +24,7 @@ C_BENCH_MD := bench/results/c.md
 # (c/bench/sidecar.py; the workloads' rows first: the report labels a workload by its first row, the
 # manifest's title). protobuf-c is installed here, not by `make deps`, so `make test` does not need it.
 bench-c: bench-workloads
-	@tools/apt-ensure libprotobuf-c-dev protobuf-c-compiler pkg-config
+	@tools/apt-ensure libprotobuf-c-dev protobuf-c-compiler pkg-config libmsgpack-dev rapidjson-dev valgrind
 	@cmake -S c/bench -B $(C_BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(C_BENCH_BUILD) -j2 >/dev/null
 	@test -x $(C_BENCH_BUILD)/mpk_bench_workloads || { echo "bench-c: mpk_bench_workloads was not built (protobuf-c missing?)"; exit 1; }
