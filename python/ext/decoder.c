@@ -548,13 +548,16 @@ MPK__INLINE void fill_begin(PyObject *container) { PyObject_GC_UnTrack(container
 static MPK__NOINLINE void fill_end_deferred(mpkpy_decoder *d, PyObject *container)
 {
     if (d->ndone == d->done_cap) {
-        Py_ssize_t cap = d->done_cap ? d->done_cap * 2 : 256;
-        PyObject **bigger = (size_t)cap <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                                ? PyMem_Realloc(d->done, (size_t)cap * sizeof(PyObject *)) : NULL;
+        int inline_ = d->done == d->done_inline;
+        Py_ssize_t cap = inline_ ? 256 : d->done_cap * 2;
+        PyObject **bigger = (size_t)cap > PY_SSIZE_T_MAX / sizeof(PyObject *) ? NULL
+                            : inline_ ? PyMem_Malloc((size_t)cap * sizeof(PyObject *))
+                                      : PyMem_Realloc(d->done, (size_t)cap * sizeof(PyObject *));
         if (!bigger) { /* no room to defer it: tracked now, which is only slower */
             PyObject_GC_Track(container);
             return;
         }
+        if (inline_) memcpy(bigger, d->done_inline, (size_t)d->ndone * sizeof(PyObject *));
         d->done = bigger;
         d->done_cap = cap;
     }
@@ -583,7 +586,7 @@ static void finish_tracking(mpkpy_decoder *d)
         if (!PyObject_GC_IsTracked(c)) PyObject_GC_Track(c);
         Py_DECREF(c);
     }
-    PyMem_Free(d->done);
+    if (d->done != d->done_inline) PyMem_Free(d->done);
     d->done = NULL;
     d->ndone = d->done_cap = 0;
     d->defer = 0;
@@ -1042,6 +1045,8 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
      * complete unless a hook may see them first: the collector stays as it is */
     const mpkpy_unpack_options *o = d->o;
     d->defer = !o->object_hook && !o->object_pairs_hook && !o->list_hook;
+    d->done = d->done_inline;
+    d->done_cap = MPKPY_DONE_INLINE;
     PyObject *r = decode_value(d, 0);
     if (d->defer) finish_tracking(d);
     Py_LeaveRecursiveCall();
