@@ -1121,40 +1121,25 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             goto suspend;
         }
         uint8_t b = *h;
-        Py_ssize_t left = d->end - h, n = 0, w_len = 0, fields = 1;
-        int kind;
-        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+        if (b <= 0x7f || b >= 0xe0) { /* fixints: most of a document's heads, without the call */
             d->p = h + 1;
             owed--;
             continue;
         }
-        if ((b & 0xe0) == 0xa0) { kind = T_STR; n = b & 0x1f; }
-        else if ((b & 0xf0) == 0x90) { kind = T_ARRAY; n = b & 0x0f; }
-        else if ((b & 0xf0) == 0x80) { kind = T_MAP; n = b & 0x0f; }
-        else if (b == 0xc1) { bad_byte(d, h); return -1; }
-        else if (b >= 0xca && b <= 0xd3) {
-            static const uint8_t sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
-            Py_ssize_t sz = sizes[b - 0xca];
-            if (left < 1 + sz) { truncated(d, h, (h - d->start) + 1 + sz); goto suspend; }
-            d->p = h + 1 + sz;
+        if (b == 0xc1) { bad_byte(d, h); return -1; }
+        /* every other head through the core's reader of heads (c/src/internal.h) */
+        Py_ssize_t fields = (Py_ssize_t)mpk__head_size(b);
+        if (d->end - h < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
+        mpk__head head;
+        mpk__read_head(h, &head);
+        if (head.kind == MPK__HEAD_SCALAR) {
+            d->p = h + fields;
             owed--;
             continue;
-        } else {
-            switch (b) {
-            case 0xd9: case 0xda: case 0xdb: kind = T_STR; w_len = (Py_ssize_t)1 << (b - 0xd9); fields = 1 + w_len; break;
-            case 0xc4: case 0xc5: case 0xc6: kind = T_BIN; w_len = (Py_ssize_t)1 << (b - 0xc4); fields = 1 + w_len; break;
-            case 0xdc: kind = T_ARRAY; w_len = 2; fields = 3; break;
-            case 0xdd: kind = T_ARRAY; w_len = 4; fields = 5; break;
-            case 0xde: kind = T_MAP; w_len = 2; fields = 3; break;
-            case 0xdf: kind = T_MAP; w_len = 4; fields = 5; break;
-            case 0xc7: case 0xc8: case 0xc9: kind = T_EXT; w_len = (Py_ssize_t)1 << (b - 0xc7); fields = 2 + w_len; break;
-            default: kind = T_EXT; n = (Py_ssize_t)1 << (b - 0xd4); fields = 2; break; /* d4..d8 */
-            }
-            if (left < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
-            if (w_len == 1) n = h[1];
-            else if (w_len == 2) n = mpk__load16(h + 1);
-            else if (w_len == 4) n = (Py_ssize_t)mpk__load32(h + 1);
         }
+        Py_ssize_t n = (Py_ssize_t)head.n; /* at most 2^32 - 1 */
+        int kind = head.kind == MPK__HEAD_STR ? T_STR : head.kind == MPK__HEAD_BIN ? T_BIN
+                 : head.kind == MPK__HEAD_EXT ? T_EXT : head.kind == MPK__HEAD_ARRAY ? T_ARRAY : T_MAP;
         if (kind == T_ARRAY || kind == T_MAP) {
             /* The count is not checked against the bytes there: the elements are walked as they
              * come, so an error among them is reported as soon as its bytes arrive (a count the
@@ -1175,7 +1160,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             /* An ext -1 whose length no timestamp has is bad whatever its body: a stream says so
              * at its head, within the length limit, instead of buffering the body (spec/README.md:
              * a stream reports an error as soon as the bytes prove it). */
-            if (kind == T_EXT && (int8_t)h[fields - 1] == -1 && n != 4 && n != 8 && n != 12) {
+            if (kind == T_EXT && head.type == -1 && n != 4 && n != 8 && n != 12) {
                 char what[64];
                 PyErr_Clear();
                 PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
@@ -1197,7 +1182,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             owed = kind == T_MAP ? 2 * n : n;
             continue;
         }
-        if (kind == T_EXT && (int8_t)h[fields - 1] == -1) {
+        if (kind == T_EXT && head.type == -1) {
             mpk_timestamp ts;
             if (!timestamp_valid(d, h, h + fields, n, &ts)) return -1;
         }
