@@ -33,7 +33,7 @@ APT_PACKAGES += python3-venv python3-dev
 # nvim; every suite installs it first
 APT_PACKAGES += neovim
 
-.PHONY: test-python python-versions driver-python bench-python test-python-portable test-python-asan
+.PHONY: test-python python-versions driver-python bench-python $(addprefix bench-python-,$(PY_FOUND)) test-python-portable test-python-asan
 
 # Prints which CPython versions run and which supported ones this machine lacks.
 python-versions:
@@ -44,12 +44,12 @@ python-versions:
 test-python: python-versions $(addprefix test-python-,$(PY_FOUND)) test-python-portable
 
 # One venv per version: $(1) the version, $(2) the venv, $(3) the interpreter, $(4) extra build
-# environment. The build's temporary files go to the venv's own directory (MPK_BUILD_BASE), so that
+# environment, $(5) the requirements file (default: the tests'). The build's temporary files go to the venv's own directory (MPK_BUILD_BASE), so that
 # builds for several versions and flags never share object files and the source tree stays clean.
 define PY_VENV_RULES
-$(2)/.mpk-deps: python/requirements-test.txt
+$(2)/.mpk-deps: $(or $(5),python/requirements-test.txt)
 	@test -x $(2)/bin/python || $(3) -m venv $(2)
-	@$(2)/bin/python -m pip install $(PIP_QUIET) -r python/requirements-test.txt
+	@$(2)/bin/python -m pip install $(PIP_QUIET) -r $(or $(5),python/requirements-test.txt)
 	@touch $$@
 
 $(2)/.mpk-installed: $(2)/.mpk-deps $(PY_SOURCES)
@@ -79,10 +79,33 @@ driver-python: $(PY_VENV)/.mpk-installed
 	@printf '#!/bin/sh\n# made by make driver-python\nexec "$$(dirname "$$0")/../../$(PY)" "$$(dirname "$$0")/../../python/spec_support/driver.py"\n' > spec/drivers/python
 	@chmod +x spec/drivers/python
 
-bench-python: $(PY_VENV)/.mpk-installed
-	@$(PY) -m pip install $(PIP_QUIET) -r python/requirements-bench.txt
+# The benchmark runs on every version found, each in its own venv under build/bench-python/ (the
+# peers and the protobuf runtime live there, never in the test venvs), then combines the per-version
+# parts into bench/results/python.md and the sidecar python.json. QUICK=1 (or MPK_BENCH_QUICK=1 in
+# the environment) runs a few short rounds. The protobuf code is generated at bench time from
+# bench/workloads/*.proto by Debian's protoc 3.21, whose output the pinned runtime (protobuf 4.21,
+# requirements-bench.txt) reads.
+PY_BENCH_DIR := build/bench-python
+define PY_BENCH_RULES
+$(call PY_VENV_RULES,bench-$(1),$(PY_BENCH_DIR)/venv-$(1),$(call py_find,$(1)),,python/requirements-bench.txt)
+bench-python-$(1): $(PY_BENCH_DIR)/venv-$(1)/.mpk-installed $(PY_BENCH_DIR)/pb/workloads_pb2.py
+	@$(PY_BENCH_DIR)/venv-$(1)/bin/python python/bench/bench.py $(if $(filter 1,$(QUICK)),--quick,) \
+		--pb $(PY_BENCH_DIR)/pb --part $(PY_BENCH_DIR)/part-$(1).json
+endef
+$(foreach v,$(PY_FOUND),$(eval $(call PY_BENCH_RULES,$(v))))
+
+$(PY_BENCH_DIR)/pb/workloads_pb2.py: bench/workloads/seed.proto bench/workloads/workloads.proto
+	@tools/apt-ensure protobuf-compiler
+	@mkdir -p $(PY_BENCH_DIR)/pb
+	@protoc -Ibench/workloads --python_out=$(PY_BENCH_DIR)/pb bench/workloads/seed.proto bench/workloads/workloads.proto
+
+bench-python: python-versions
+	@test -f build/bench-workloads/manifest.json || $(MAKE) --no-print-directory bench-workloads
+	@rm -f $(PY_BENCH_DIR)/part-*.json
+	@$(MAKE) --no-print-directory $(addprefix bench-python-,$(PY_FOUND))
 	@mkdir -p bench/results
-	@$(PY) python/bench/bench.py --rounds 21 --out bench/results/python.md
+	@python3 python/bench/bench.py --combine $(addprefix $(PY_BENCH_DIR)/part-,$(addsuffix .json,$(PY_FOUND))) \
+		--out bench/results/python.md --json bench/results/python.json
 
 # The same tests with the extension built under AddressSanitizer and UBSan (not part of `make test`:
 # the interpreter is not instrumented, so the sanitizer runtimes are preloaded; leaks are left to

@@ -1,5 +1,6 @@
 /* common.c — error and type names, default limits, UTF-8 validation. */
 #include "mpk/common.h"
+#include "internal.h"
 
 #include <stdio.h>
 
@@ -78,4 +79,36 @@ int mpk_utf8_valid(const void *data, size_t len) {
         }
     }
     return 1;
+}
+
+void mpk__read_head(const uint8_t *h, mpk__head *out) {
+    uint8_t b = h[0];
+    out->size = mpk__head_size(b);
+    out->n = 0;
+    out->type = 0;
+    if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3 || (b >= 0xca && b <= 0xd3)) {
+        out->kind = MPK__HEAD_SCALAR;
+        return;
+    }
+    if (b <= 0x8f) { out->kind = MPK__HEAD_MAP; out->n = b & 0x0f; return; }
+    if (b <= 0x9f) { out->kind = MPK__HEAD_ARRAY; out->n = b & 0x0f; return; }
+    if (b <= 0xbf) { out->kind = MPK__HEAD_STR; out->n = b & 0x1f; return; }
+    switch (b) {
+    case 0xc1: out->kind = MPK__HEAD_INVALID; return;
+    case 0xc4: out->kind = MPK__HEAD_BIN; out->n = h[1]; return;
+    case 0xc5: out->kind = MPK__HEAD_BIN; out->n = mpk__load16(h + 1); return;
+    case 0xc6: out->kind = MPK__HEAD_BIN; out->n = mpk__load32(h + 1); return;
+    case 0xc7: out->kind = MPK__HEAD_EXT; out->n = h[1]; break;
+    case 0xc8: out->kind = MPK__HEAD_EXT; out->n = mpk__load16(h + 1); break;
+    case 0xc9: out->kind = MPK__HEAD_EXT; out->n = mpk__load32(h + 1); break;
+    case 0xd9: out->kind = MPK__HEAD_STR; out->n = h[1]; return;
+    case 0xda: out->kind = MPK__HEAD_STR; out->n = mpk__load16(h + 1); return;
+    case 0xdb: out->kind = MPK__HEAD_STR; out->n = mpk__load32(h + 1); return;
+    case 0xdc: out->kind = MPK__HEAD_ARRAY; out->n = mpk__load16(h + 1); return;
+    case 0xdd: out->kind = MPK__HEAD_ARRAY; out->n = mpk__load32(h + 1); return;
+    case 0xde: out->kind = MPK__HEAD_MAP; out->n = mpk__load16(h + 1); return;
+    case 0xdf: out->kind = MPK__HEAD_MAP; out->n = mpk__load32(h + 1); return;
+    default: out->kind = MPK__HEAD_EXT; out->n = (uint64_t)1 << (b - 0xd4); break; /* d4..d8 */
+    }
+    out->type = (int8_t)h[out->size - 1];
 }

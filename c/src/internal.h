@@ -44,6 +44,31 @@ static inline unsigned mpk__head_size(uint8_t b) {
     return b < 0xc0 ? 1u : sizes[b - 0xc0];
 }
 
+/* What a head starts, read from its bytes: the one classification of heads that the bindings'
+ * own walkers share with the core (python/ext/decoder.c's stream walker reads every head
+ * through it). */
+typedef enum mpk__head_kind {
+    MPK__HEAD_INVALID = 0, /* 0xc1 */
+    MPK__HEAD_SCALAR,      /* nil, bool, int, float: the head is the whole value */
+    MPK__HEAD_STR,
+    MPK__HEAD_BIN,
+    MPK__HEAD_EXT,
+    MPK__HEAD_ARRAY,
+    MPK__HEAD_MAP
+} mpk__head_kind;
+
+typedef struct mpk__head {
+    mpk__head_kind kind;
+    unsigned size;  /* mpk__head_size: head byte, length field and ext type byte */
+    uint64_t n;     /* str/bin/ext: the body's bytes after the head; array/map: the element
+                     * (array) or pair (map) count; scalar: 0 */
+    int8_t type;    /* ext: the type byte; 0 otherwise */
+} mpk__head;
+
+/* Reads the head at h, of which mpk__head_size(h[0]) bytes must be present (0xc1: kind
+ * MPK__HEAD_INVALID, size 0, nothing read past h[0]). Checks nothing against limits. (common.c) */
+void mpk__read_head(const uint8_t *h, mpk__head *out);
+
 
 /* Big buffers (node arrays, copy arenas, growable output) are written once, front to back; a
  * 2^24-element array takes 256 MiB of nodes. With 4 KiB pages that is a page fault per 4 KiB:

@@ -1,17 +1,26 @@
-"""mpk against msgpack-python, ormsgpack, msgspec and orjson, in one process.
+"""mpk against msgpack-python, ormsgpack, msgspec, protobuf and orjson, in one process.
 
-    python python/bench/bench.py [--rounds N] [--only NAME] [--out FILE]
+    python python/bench/bench.py [--quick] [--rounds N] [--only NAME] [--pb DIR] [--part FILE] [--out FILE]
+    python python/bench/bench.py --combine PART... --out python.md --json python.json
 
-Every library packs and unpacks the same values. Each round times every library once per dataset
-and direction, in an order that rotates between rounds so that machine noise hits all alike; a
-sample repeats the call until it lasts at least --min-time seconds. The table gives the median time
-per call and ratios against mpk (peer time / mpk time, so 2.00 means mpk takes half the time).
-A library whose result does not round-trip the dataset is left out of that row (shown as "-").
-Not a test: nothing here asserts speed.
+Every library packs and unpacks the same values: the common workloads of build/bench-workloads
+(`make bench-workloads`; each loaded from its .msgpack, its .json for orjson, its .pb for protobuf)
+and this folder's own datasets (one tweet, int and str arrays, long strs). protobuf (the upb runtime)
+runs the workloads that have a message, with the code `protoc --python_out` made into --pb; msgspec
+also runs Product and 100 Products typed, decoding into and encoding from Structs. Each round times
+every library once per dataset and direction, in an order that rotates between rounds so that
+machine noise hits all alike; a sample repeats the call until it lasts at least --min-time seconds.
+The table gives the median time per call and ratios against mpk (peer time / mpk time per round, then
+the median over rounds: 2.00 means mpk takes half the time). A library whose result does not
+round-trip the dataset is left out of that row (shown as "-"). `--quick` (or MPK_BENCH_QUICK=1 in
+the environment) runs 3 short rounds. `--part` writes one interpreter's results as JSON; `--combine`
+turns the parts of several interpreters into the Markdown tables and the sidecar
+(bench/README.md, "The sidecar"). Not a test: nothing here asserts speed.
 """
 import argparse
 import datetime
 import gc
+import importlib
 import json
 import os
 import platform
@@ -20,17 +29,21 @@ import statistics
 import sys
 import time
 
-import msgpack
-import msgspec
-import orjson
-import ormsgpack
+try:  # the bench's peers; --combine needs none of them
+    import msgpack
+    import msgspec
+    import orjson
+    import ormsgpack
 
-import mpk
-from mpk import _mpk
+    import mpk
+except ImportError:
+    if "--combine" not in sys.argv:
+        raise
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 BENCH_DATA = os.path.join(os.path.dirname(REPO), "shared", "bench-data")
+WORKLOADS = os.path.join(REPO, "build", "bench-workloads")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -178,28 +191,150 @@ def datasets(only=None):
     return [(name, *make()) for name, make in dataset_makers() if not only or only in name]
 
 
+# The datasets of the table: every common workload, then this folder's own ones that no workload
+# covers (callgrind.py uses dataset_makers above, whose names are the earlier table's).
+OWN = ["tweet (one status)", "int array (10k)", "str array (10k)", "long str array (1k, 100 B-4 KiB)"]
+OWN_IDS = {"tweet (one status)": "py_tweet", "int array (10k)": "py_int_array", "str array (10k)": "py_str_array",
+           "long str array (1k, 100 B-4 KiB)": "py_long_str_array"}
+
+
+class Dataset:
+    def __init__(self, wid, label, value, json_bytes=None, pb=None, typed=None):
+        self.id, self.label, self.value = wid, label, value
+        self.json_bytes = json_bytes  # the workload's own JSON text (bins as base64), else None
+        self.pb = pb                  # (message class, protoc's bytes) or None
+        self.typed = typed            # the msgspec type to decode into, or None
+
+
+def pb_class(pb_dir, full_name):
+    if not pb_dir or not full_name:
+        return None
+    package, name = full_name.split(".")
+    if pb_dir not in sys.path:
+        sys.path.insert(0, pb_dir)
+    module = importlib.import_module({"seed": "seed_pb2", "mpkbench": "workloads_pb2"}[package])
+    return getattr(module, name)
+
+
+def typed_product():
+    class Product(msgspec.Struct, array_like=False):
+        id: int
+        name: str
+        description: str
+        price: int
+        colors: list[str]
+    return Product
+
+
+def bench_datasets(only, pb_dir):
+    """Yields the datasets one at a time (only one is in memory: see run's gc.freeze)."""
+    manifest = os.path.join(WORKLOADS, "manifest.json")
+    if not os.path.exists(manifest):
+        sys.exit(f"bench.py: {manifest} is missing: run `make bench-workloads` first")
+    with open(manifest) as f:
+        workloads = json.load(f)["workloads"]
+    Product = typed_product()
+    for w in workloads:
+        if only and only not in w["id"] and only not in w["title"]:
+            continue
+        files = w["files"]
+
+        def read(kind):
+            with open(os.path.join(WORKLOADS, files[kind]), "rb") as f:
+                return f.read()
+        value = mpk.unpackb(read("msgpack"))
+        if msgpack.unpackb(read("msgpack"), strict_map_key=False) != value:
+            sys.exit(f"bench.py: mpk and msgpack-python read {w['id']}.msgpack differently")
+        cls = pb_class(pb_dir, w.get("proto")) if "pb" in files else None
+        typed = {"product": Product, "products100": list[Product]}.get(w["id"])
+        yield Dataset(w["id"], w["title"], value, read("json") if "json" in files else None,
+                      (cls, read("pb")) if cls else None, typed)
+    for name, make in dataset_makers():
+        if name in OWN and (not only or only in name or only in OWN_IDS[name]):
+            yield Dataset(OWN_IDS[name], name, make()[0])
+
+
 # ------------------------------------------------------------------------------------------------
-# Libraries: (label, pack, unpack, is_json)
+# Libraries: each gives (pack fn, pack arg, unpack fn, unpack arg, encoded size) for a dataset, or
+# None when it cannot carry the dataset (no round trip, no message)
 # ------------------------------------------------------------------------------------------------
 
-_msgspec_enc = msgspec.msgpack.Encoder()
-_msgspec_dec = msgspec.msgpack.Decoder()
+COLUMNS = ["mpk", "msgpack", "ormsgpack", "msgspec", "msgspec Struct", "protobuf", "orjson"]
+KIND = {"mpk": "mpk", "msgpack": "msgpack", "ormsgpack": "msgpack", "msgspec": "msgpack",
+        "msgspec Struct": "msgpack", "protobuf": "protobuf", "orjson": "json"}
+_msgspec_enc = None
 
-LIBS = [
-    ("mpk", mpk.packb, mpk.unpackb),
-    ("msgpack", msgpack.packb, msgpack.unpackb),
-    ("ormsgpack", ormsgpack.packb, ormsgpack.unpackb),
-    ("msgspec", _msgspec_enc.encode, _msgspec_dec.decode),
-    ("orjson", orjson.dumps, orjson.loads),
-    # unpackb's decode built on the C core's mpk_reader instead of mpk's own switch (see README)
-]
-VERSIONS = {
-    "mpk": mpk.__version__ + " (C core " + mpk.core_version + ")",
-    "msgpack": msgpack.__version__ if hasattr(msgpack, "__version__") else ".".join(map(str, msgpack.version)),
-    "ormsgpack": ormsgpack.__version__,
-    "msgspec": msgspec.__version__,
-    "orjson": orjson.__version__,
+
+def schemaless(pack, unpack):
+    def cell(ds):
+        try:
+            packed = pack(ds.value)
+            if unpack(packed) != ds.value:
+                return None
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return pack, ds.value, unpack, packed, len(packed)
+    return cell
+
+
+def msgspec_cell(ds):
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder()
+    return schemaless(enc.encode, dec.decode)(ds)
+
+
+def msgspec_typed_cell(ds):
+    if ds.typed is None:
+        return None
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(ds.typed)
+    packed = mpk.packb(ds.value)
+    obj = dec.decode(packed)
+    if enc.encode(obj) != packed or dec.decode(enc.encode(obj)) != obj:
+        return None
+    return enc.encode, obj, dec.decode, packed, len(packed)
+
+
+def protobuf_cell(ds):
+    if ds.pb is None:
+        return None
+    cls, data = ds.pb
+    msg = cls.FromString(data)
+    if cls.FromString(msg.SerializeToString()) != msg:
+        return None
+    return cls.SerializeToString, msg, cls.FromString, data, len(data)
+
+
+def orjson_cell(ds):
+    if ds.json_bytes is not None:
+        value = orjson.loads(ds.json_bytes)
+        if orjson.loads(orjson.dumps(value)) != value:
+            return None
+        return orjson.dumps, value, orjson.loads, ds.json_bytes, len(orjson.dumps(value))
+    return schemaless(orjson.dumps, orjson.loads)(ds)
+
+
+CELLS = {
+    "mpk": lambda ds: schemaless(mpk.packb, mpk.unpackb)(ds),
+    "msgpack": lambda ds: schemaless(msgpack.packb, lambda b: msgpack.unpackb(b, strict_map_key=False))(ds),
+    "ormsgpack": lambda ds: schemaless(ormsgpack.packb, ormsgpack.unpackb)(ds),
+    "msgspec": msgspec_cell,
+    "msgspec Struct": msgspec_typed_cell,
+    "protobuf": protobuf_cell,
+    "orjson": orjson_cell,
 }
+
+
+def versions():
+    from google.protobuf import __version__ as pb_version
+    from google.protobuf.internal import api_implementation
+    return {
+        "CPython": platform.python_version(),
+        "mpk": mpk.__version__ + " (C core " + mpk.core_version + ")",
+        "msgpack": msgpack.__version__ if hasattr(msgpack, "__version__") else ".".join(map(str, msgpack.version)),
+        "ormsgpack": ormsgpack.__version__,
+        "msgspec": msgspec.__version__,
+        "protobuf": f"{pb_version} ({api_implementation.Type()})",
+        "orjson": orjson.__version__,
+    }
 
 
 # ------------------------------------------------------------------------------------------------
@@ -222,15 +357,23 @@ def calibrate(fn, arg, min_time):
         number *= 4
 
 
-def run(rounds, min_time, only):
-    rows = []
-    for name, value, source in datasets(only):
+def run(rounds, min_time, only, pb_dir):
+    results = []
+    for ds in bench_datasets(only, pb_dir):
+        started = time.process_time()
         cells = {}
-        for label, pack, unpack in LIBS:
-            packed = pack(value)
-            if unpack(packed) != value:
-                continue  # does not round-trip this dataset: left out
-            cells[label] = {"pack": (pack, value), "unpack": (unpack, packed), "size": len(packed)}
+        for lib in COLUMNS:
+            c = CELLS[lib](ds)
+            if c is not None:
+                cells[lib] = {"pack": (c[0], c[1]), "unpack": (c[2], c[3]), "size": c[4]}
+        if "mpk" not in cells:
+            print(f"{ds.id}: mpk does not round-trip it, skipped", file=sys.stderr)
+            continue
+        # the dataset's objects (values, packed bytes, decoded samples) are set aside from the
+        # collector, so that the gc.collect() before every sample clears only what the previous
+        # sample left, in about the same short time whatever the dataset's size
+        gc.collect()
+        gc.freeze()
         numbers = {(lib, d): calibrate(*cells[lib][d], min_time) for lib in cells for d in ("pack", "unpack")}
         times = {key: [] for key in numbers}
         labels = list(cells)
@@ -241,13 +384,19 @@ def run(rounds, min_time, only):
                     gc.collect()
                     fn, arg = cells[lib][direction]
                     times[(lib, direction)].append(sample(fn, arg, numbers[(lib, direction)]))
-        medians = {key: statistics.median(v) for key, v in times.items()}
-        medians["samples"] = times
-        rows.append((name, source, cells, medians))
-        print(f"{name}: " + ", ".join(f"{lib} {medians[(lib, 'pack')] * 1e6:.1f}/{medians[(lib, 'unpack')] * 1e6:.1f} us"
-                                      for lib in labels), file=sys.stderr)
-    return rows
+        gc.unfreeze()
+        results.append({"id": ds.id, "label": ds.label,
+                        "sizes": {lib: cells[lib]["size"] for lib in labels},
+                        "samples": {f"{lib}/{d}": v for (lib, d), v in times.items()}})
+        print(f"{ds.id} ({time.process_time() - started:.1f} s cpu): " + ", ".join(f"{lib} {statistics.median(times[(lib, 'pack')]) * 1e6:.1f}/"
+                                       f"{statistics.median(times[(lib, 'unpack')]) * 1e6:.1f} us"
+                                       for lib in labels), file=sys.stderr, flush=True)
+    return results
 
+
+# ------------------------------------------------------------------------------------------------
+# Output: the parts of every interpreter -> Markdown tables and the sidecar
+# ------------------------------------------------------------------------------------------------
 
 def fmt_time(t):
     if t >= 1e-3:
@@ -255,62 +404,145 @@ def fmt_time(t):
     return f"{t * 1e6:.2f} us" if t >= 1e-6 else f"{t * 1e9:.0f} ns"
 
 
-def table(rows, rounds):
+def per_round(samples, peers, d):
+    """The median over rounds of (fastest of peers in that round) / mpk in that round: each round's
+    samples were taken close together, under the same machine load."""
+    peers = [p for p in peers if f"{p}/{d}" in samples]
+    if not peers:
+        return None
+    ours = samples[f"mpk/{d}"]
+    return statistics.median(min(samples[f"{p}/{d}"][r] for p in peers) / ours[r] for r in range(len(ours)))
+
+
+def fmt_ratio(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def version_table(part):
+    v = part["versions"]
     lines = [
-        "## python — mpk vs msgpack-python, ormsgpack, msgspec, orjson",
+        f"### CPython {v['CPython']}",
         "",
-        f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.machine()}, "
-        f"{os.cpu_count()} cores, {platform.system()} {platform.release()}; Python {platform.python_version()}.",
-        "Versions: " + ", ".join(f"{k} {v}" for k, v in VERSIONS.items()) + ".",
-        f"Medians of {rounds} rounds per cell (rotating order, one process); time per call. "
-        "`x` = peer time / mpk time (above 1: mpk is faster), the median over rounds of each round's ratio, "
-        "since the machine's load drifts between rounds. orjson is the JSON baseline (its own JSON bytes). "
-        "`best MP` = the faster of ormsgpack and msgspec. Reproduce: `make bench-python`.",
+        "Versions: " + ", ".join(f"{k} {x}" for k, x in v.items() if k != "CPython") + ".",
         "",
-        "| dataset | dir | mpk | msgpack | ormsgpack | msgspec | orjson | x msgpack | x best MP | x orjson |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| dataset | dir | " + " | ".join(COLUMNS) + " | x msgpack | x best MP | x protobuf | x orjson |",
+        "|---|---|" + "---|" * (len(COLUMNS) + 4),
     ]
-    for name, source, cells, med in rows:
+    for res in part["results"]:
+        s = res["samples"]
         for d in ("pack", "unpack"):
-            def t(lib):
-                return fmt_time(med[(lib, d)]) if (lib, d) in med else "-"
+            cells = [fmt_time(statistics.median(s[f"{lib}/{d}"])) if f"{lib}/{d}" in s else "-" for lib in COLUMNS]
+            ratios = [per_round(s, ["msgpack"], d), per_round(s, ["ormsgpack", "msgspec"], d),
+                      per_round(s, ["protobuf"], d), per_round(s, ["orjson"], d)]
+            lines.append(f"| {res['label']} | {d} | " + " | ".join(cells) + " | " +
+                         " | ".join(fmt_ratio(x) for x in ratios) + " |")
+    return lines
 
-            samples = med["samples"]
 
-            def per_round(peers):
-                # the ratio of each round (its samples were taken close together, under the same
-                # machine load), then the median over rounds
-                peers = [p for p in peers if (p, d) in samples]
-                if not peers or ("mpk", d) not in samples:
-                    return "-"
-                ours = samples[("mpk", d)]
-                ratios = [min(samples[(p, d)][r] for p in peers) / ours[r] for r in range(len(ours))]
-                return f"{statistics.median(ratios):.2f}"
+def bars(parts):
+    """The issue's bar: pack and unpack >= 1.2x the faster of ormsgpack and msgspec on every dataset,
+    on every version. Lists the cells below it."""
+    below = []
+    for part in parts:
+        for res in part["results"]:
+            for d in ("pack", "unpack"):
+                x = per_round(res["samples"], ["ormsgpack", "msgspec"], d)
+                if x is not None and x < 1.2:
+                    below.append(f"{part['versions']['CPython']} {res['label']} {d} {x:.2f}")
+    return below
 
-            def ratio(lib):
-                return per_round([lib])
-            best_ratio = per_round(["ormsgpack", "msgspec"])
-            label = name if source == "file" or source == "generated" else f"{name} ({source})"
-            lines.append(f"| {label} | {d} | {t('mpk')} | {t('msgpack')} | {t('ormsgpack')} | {t('msgspec')} | "
-                         f"{t('orjson')} | {ratio('msgpack')} | {best_ratio} | {ratio('orjson')} |")
-    sizes = ", ".join(f"{name}: {cells['mpk']['size']} B" for name, _, cells, _ in rows if "mpk" in cells)
-    lines += ["", f"MessagePack sizes (mpk): {sizes}.", ""]
-    return "\n".join(lines)
+
+def combine(paths, out_md, out_json):
+    parts = []
+    for p in paths:
+        with open(p) as f:
+            parts.append(json.load(f))
+    if not parts:
+        sys.exit("bench.py --combine: no parts")
+    # the newest interpreter's rows are the summary's (variant ""); the others carry their version
+    newest = max(parts, key=lambda p: tuple(int(x) for x in p["versions"]["CPython"].split(".")[:2]))
+    quick = any(p["quick"] for p in parts)
+    date = max(p["date"] for p in parts)
+    rows = []
+    for part in parts:
+        version = "CPython " + part["versions"]["CPython"].rsplit(".", 1)[0]
+        base = "" if part is newest else version
+        for res in part["results"]:
+            for key, samples in res["samples"].items():
+                lib, d = key.split("/")
+                variant = base
+                if lib == "msgspec Struct":
+                    variant = "typed" + (", " + version if base else "")
+                rows.append({"workload": res["id"], "label": res["label"], "op": "encode" if d == "pack" else "decode",
+                             "variant": variant, "library": "msgspec" if lib == "msgspec Struct" else lib,
+                             "kind": KIND[lib], "ns_per_op": round(statistics.median(samples) * 1e9, 1),
+                             "bytes": res["sizes"][lib]})
+    all_versions = {}
+    for part in parts:
+        for k, x in part["versions"].items():
+            if k != "CPython":
+                all_versions.setdefault(k, x)
+    side = {"name": "python", "title": "Python (mpk, CPython " + ", ".join(p["versions"]["CPython"] for p in parts) + ")",
+            "date": date, "machine": parts[0]["machine"], "quick": quick,
+            "versions": dict(all_versions, CPython=", ".join(p["versions"]["CPython"] for p in parts)),
+            "rows": rows}
+    below = bars(parts)
+    lines = [
+        "## python — mpk vs msgpack-python, ormsgpack, msgspec, protobuf, orjson",
+        "",
+        f"Date: {date}. Machine: {parts[0]['machine']}." + (" QUICK run: few short rounds, not to be quoted." if quick else ""),
+        f"One table per interpreter ({', '.join('CPython ' + p['versions']['CPython'] for p in parts)}), each "
+        f"from its own process: medians of {parts[0]['rounds']} rounds per cell (rotating order); time per call. "
+        "`x` = peer time / mpk time (above 1: mpk is faster), the median over rounds of each round's ratio. "
+        "`best MP` = the faster of ormsgpack and msgspec. `msgspec Struct` decodes into / encodes from "
+        "msgspec Structs (typed); `protobuf` is the upb runtime on protoc's own bytes (`.pb`) and its "
+        "message objects; orjson runs each workload's own JSON text (bins as base64). "
+        "Workload ids: build/bench-workloads/manifest.json; py_* are python/bench's own. "
+        "Reproduce: `make bench-python`.",
+        "",
+    ]
+    for part in parts:
+        lines += version_table(part) + [""]
+    lines += ["Below the issue's bar (1.2x the faster of ormsgpack and msgspec): " +
+              ("; ".join(below) if below else "none") + ".", ""]
+    with open(out_md, "w") as f:
+        f.write("\n".join(lines))
+    with open(out_json, "w") as f:
+        json.dump(side, f, indent=1)
+        f.write("\n")
+    print("\n".join(lines))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=21)
-    ap.add_argument("--min-time", type=float, default=0.02)
+    ap.add_argument("--quick", action="store_true", help="3 short rounds (also MPK_BENCH_QUICK=1)")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--min-time", type=float)
     ap.add_argument("--only")
-    ap.add_argument("--out")
+    ap.add_argument("--pb", help="the folder of protoc's seed_pb2.py and workloads_pb2.py")
+    ap.add_argument("--part", help="write this interpreter's results as JSON here")
+    ap.add_argument("--combine", nargs="+", metavar="PART")
+    ap.add_argument("--out", help="the Markdown tables (with --combine, or for this interpreter alone)")
+    ap.add_argument("--json", help="the sidecar (with --combine)")
     args = ap.parse_args()
-    rows = run(args.rounds, args.min_time, args.only)
-    text = table(rows, args.rounds)
+    if args.combine:
+        combine(args.combine, args.out, args.json or os.devnull)
+        return
+    quick = args.quick or os.environ.get("MPK_BENCH_QUICK") == "1"
+    rounds = args.rounds or (3 if quick else 9)
+    min_time = args.min_time or (0.002 if quick else 0.02)
+    results = run(rounds, min_time, args.only, os.path.abspath(args.pb) if args.pb else None)
+    part = {"versions": versions(), "quick": quick, "rounds": rounds,
+            "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+            "results": results}
+    if args.part:
+        with open(args.part, "w") as f:
+            json.dump(part, f)
     if args.out:
         with open(args.out, "w") as f:
-            f.write(text)
-    print(text)
+            f.write("\n".join(version_table(part)) + "\n")
+    print("\n".join(version_table(part)))
 
 
 if __name__ == "__main__":

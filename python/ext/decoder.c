@@ -262,14 +262,19 @@ static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
-    if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
-    /* Two passes for short text; a long str (mostly ASCII with a few wider characters, as text
-     * fields are) goes to CPython's decoder, which skips ASCII runs a word at a time: 1000 strs of
-     * 100 B-4 KiB with a few accented words, 3.12 unpack, 43.2M instructions with two passes
-     * against msgspec's 8.0M */
-    PyObject *u = n <= 256 ? utf8_two_pass(s, n) : NULL;
-    if (u) return u;
-    if (PyErr_Occurred()) return NULL; /* out of memory */
+    /* A long str (over 256 bytes) goes straight to CPython's decoder, which copies ASCII runs a
+     * word at a time while it checks them: one pass, where our ASCII scan and copy is two, and
+     * where a str with one accented word was scanned up to it and then decoded again. 1000 strs of
+     * 100 B-4 KiB with a few accented words, 3.12 unpack: 8.80M -> 8.10M instructions per call
+     * (msgspec 8.01M; the two-pass UTF-8 decoder: 43.2M). Short text: our ASCII scan, else two
+     * passes (utf8_two_pass). */
+    PyObject *u = NULL;
+    if (n <= 256) {
+        if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
+        u = utf8_two_pass(s, n);
+        if (u) return u;
+        if (PyErr_Occurred()) return NULL; /* out of memory */
+    }
     u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
     if (!u && !d->errors && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
         return mpkpy_raise_utf8((const char *)s, n, OFF(d, h));
@@ -543,13 +548,16 @@ MPK__INLINE void fill_begin(PyObject *container) { PyObject_GC_UnTrack(container
 static MPK__NOINLINE void fill_end_deferred(mpkpy_decoder *d, PyObject *container)
 {
     if (d->ndone == d->done_cap) {
-        Py_ssize_t cap = d->done_cap ? d->done_cap * 2 : 256;
-        PyObject **bigger = (size_t)cap <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                                ? PyMem_Realloc(d->done, (size_t)cap * sizeof(PyObject *)) : NULL;
+        int inline_ = d->done == d->done_inline;
+        Py_ssize_t cap = inline_ ? 256 : d->done_cap * 2;
+        PyObject **bigger = (size_t)cap > PY_SSIZE_T_MAX / sizeof(PyObject *) ? NULL
+                            : inline_ ? PyMem_Malloc((size_t)cap * sizeof(PyObject *))
+                                      : PyMem_Realloc(d->done, (size_t)cap * sizeof(PyObject *));
         if (!bigger) { /* no room to defer it: tracked now, which is only slower */
             PyObject_GC_Track(container);
             return;
         }
+        if (inline_) memcpy(bigger, d->done_inline, (size_t)d->ndone * sizeof(PyObject *));
         d->done = bigger;
         d->done_cap = cap;
     }
@@ -578,7 +586,7 @@ static void finish_tracking(mpkpy_decoder *d)
         if (!PyObject_GC_IsTracked(c)) PyObject_GC_Track(c);
         Py_DECREF(c);
     }
-    PyMem_Free(d->done);
+    if (d->done != d->done_inline) PyMem_Free(d->done);
     d->done = NULL;
     d->ndone = d->done_cap = 0;
     d->defer = 0;
@@ -1037,6 +1045,8 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
      * complete unless a hook may see them first: the collector stays as it is */
     const mpkpy_unpack_options *o = d->o;
     d->defer = !o->object_hook && !o->object_pairs_hook && !o->list_hook;
+    d->done = d->done_inline;
+    d->done_cap = MPKPY_DONE_INLINE;
     PyObject *r = decode_value(d, 0);
     if (d->defer) finish_tracking(d);
     Py_LeaveRecursiveCall();
@@ -1111,40 +1121,25 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             goto suspend;
         }
         uint8_t b = *h;
-        Py_ssize_t left = d->end - h, n = 0, w_len = 0, fields = 1;
-        int kind;
-        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+        if (b <= 0x7f || b >= 0xe0) { /* fixints: most of a document's heads, without the call */
             d->p = h + 1;
             owed--;
             continue;
         }
-        if ((b & 0xe0) == 0xa0) { kind = T_STR; n = b & 0x1f; }
-        else if ((b & 0xf0) == 0x90) { kind = T_ARRAY; n = b & 0x0f; }
-        else if ((b & 0xf0) == 0x80) { kind = T_MAP; n = b & 0x0f; }
-        else if (b == 0xc1) { bad_byte(d, h); return -1; }
-        else if (b >= 0xca && b <= 0xd3) {
-            static const uint8_t sizes[] = {4, 8, 1, 2, 4, 8, 1, 2, 4, 8};
-            Py_ssize_t sz = sizes[b - 0xca];
-            if (left < 1 + sz) { truncated(d, h, (h - d->start) + 1 + sz); goto suspend; }
-            d->p = h + 1 + sz;
+        if (b == 0xc1) { bad_byte(d, h); return -1; }
+        /* every other head through the core's reader of heads (c/src/internal.h) */
+        Py_ssize_t fields = (Py_ssize_t)mpk__head_size(b);
+        if (d->end - h < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
+        mpk__head head;
+        mpk__read_head(h, &head);
+        if (head.kind == MPK__HEAD_SCALAR) {
+            d->p = h + fields;
             owed--;
             continue;
-        } else {
-            switch (b) {
-            case 0xd9: case 0xda: case 0xdb: kind = T_STR; w_len = (Py_ssize_t)1 << (b - 0xd9); fields = 1 + w_len; break;
-            case 0xc4: case 0xc5: case 0xc6: kind = T_BIN; w_len = (Py_ssize_t)1 << (b - 0xc4); fields = 1 + w_len; break;
-            case 0xdc: kind = T_ARRAY; w_len = 2; fields = 3; break;
-            case 0xdd: kind = T_ARRAY; w_len = 4; fields = 5; break;
-            case 0xde: kind = T_MAP; w_len = 2; fields = 3; break;
-            case 0xdf: kind = T_MAP; w_len = 4; fields = 5; break;
-            case 0xc7: case 0xc8: case 0xc9: kind = T_EXT; w_len = (Py_ssize_t)1 << (b - 0xc7); fields = 2 + w_len; break;
-            default: kind = T_EXT; n = (Py_ssize_t)1 << (b - 0xd4); fields = 2; break; /* d4..d8 */
-            }
-            if (left < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
-            if (w_len == 1) n = h[1];
-            else if (w_len == 2) n = mpk__load16(h + 1);
-            else if (w_len == 4) n = (Py_ssize_t)mpk__load32(h + 1);
         }
+        Py_ssize_t n = (Py_ssize_t)head.n; /* at most 2^32 - 1 */
+        int kind = head.kind == MPK__HEAD_STR ? T_STR : head.kind == MPK__HEAD_BIN ? T_BIN
+                 : head.kind == MPK__HEAD_EXT ? T_EXT : head.kind == MPK__HEAD_ARRAY ? T_ARRAY : T_MAP;
         if (kind == T_ARRAY || kind == T_MAP) {
             /* The count is not checked against the bytes there: the elements are walked as they
              * come, so an error among them is reported as soon as its bytes arrive (a count the
@@ -1165,7 +1160,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             /* An ext -1 whose length no timestamp has is bad whatever its body: a stream says so
              * at its head, within the length limit, instead of buffering the body (spec/README.md:
              * a stream reports an error as soon as the bytes prove it). */
-            if (kind == T_EXT && (int8_t)h[fields - 1] == -1 && n != 4 && n != 8 && n != 12) {
+            if (kind == T_EXT && head.type == -1 && n != 4 && n != 8 && n != 12) {
                 char what[64];
                 PyErr_Clear();
                 PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
@@ -1187,7 +1182,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             owed = kind == T_MAP ? 2 * n : n;
             continue;
         }
-        if (kind == T_EXT && (int8_t)h[fields - 1] == -1) {
+        if (kind == T_EXT && head.type == -1) {
             mpk_timestamp ts;
             if (!timestamp_valid(d, h, h + fields, n, &ts)) return -1;
         }

@@ -16,6 +16,10 @@ typedef struct mpkpy_unpack_options {
     Py_ssize_t max_depth;
 } mpkpy_unpack_options;
 
+/* deferred containers held in the decoder itself before a block is allocated: a value with a few
+ * containers around large strs or bins (Test4: three lists) then costs no allocation for them */
+#define MPKPY_DONE_INLINE 16
+
 typedef struct mpkpy_decoder {
     const uint8_t *start, *p, *end;
     Py_ssize_t base;            /* stream offset of `start`, added to every reported offset */
@@ -28,8 +32,9 @@ typedef struct mpkpy_decoder {
     /* containers complete but not yet tracked by the cyclic GC, each with a reference of ours
      * (see fill_end in decoder.c); `defer` 0: each is tracked as soon as it is complete */
     int defer;
-    PyObject **done;
+    PyObject **done;            /* done_inline, or a PyMem block once more are deferred */
     Py_ssize_t ndone, done_cap;
+    PyObject *done_inline[MPKPY_DONE_INLINE];
 } mpkpy_decoder;
 
 /* Defaults of unpackb: the spec's limits (depth 1024, lengths 2^32-1). */

@@ -1211,16 +1211,12 @@ static int Packer_clear(Packer *self)
 }
 
 /* Drops what was written after `mark` bytes, and a write error with it (growable mode: the bytes
- * before the mark are intact whether or not a growth failed). The core has no call for this yet. */
+ * before the mark are intact whether or not a growth failed): the core's mpk_writer_rewind. */
 static void writer_rewind(mpk_writer *w, size_t mark)
 {
-    if (mark == 0 || w->buf == NULL) {
-        mpk_writer_reset(w);
-        return;
-    }
-    w->pos = w->buf + mark;
-    w->end = w->cap_end;
-    w->error = MPK_OK;
+    /* the Packer's writer is growable and mark is a size it reported, so the core's rewind cannot
+     * refuse; should it ever, the buffer is emptied rather than left in an unknown state */
+    if (mpk_writer_rewind(w, mark) != MPK_OK) mpk_writer_reset(w);
 }
 
 /* The end of every public write: with autoreset, hand back the bytes and empty the buffer. On an

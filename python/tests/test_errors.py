@@ -68,3 +68,21 @@ def test_default_options_decode_as_explicit_ones(data):
             return (type(e), getattr(e, "kind", None), getattr(e, "offset", None), str(e))
 
     assert outcome() == outcome(use_list=True, max_array_len=2**32 - 1)
+
+
+
+@pytest.mark.parametrize("n", [255, 256, 257, 300, 5000])
+@pytest.mark.parametrize("extra", ["", "\u00e9", "\u20ac", "\U0001f600"])
+def test_strs_around_the_long_str_boundary(n, extra):
+    # strs of up to 256 bytes are decoded by the extension's own ASCII scan and two-pass UTF-8
+    # decoder, longer ones by CPython's: the same values and errors on both sides of the boundary
+    text = "x" * (n - len(extra.encode())) + extra
+    body = text.encode()
+    data = msgpack.packb([1, text])
+    assert mpk.unpackb(data) == [1, text]
+    for bad in (body[:-1] + b"\xff", body[: n // 2] + b"\xc3" + body[n // 2 + 1:]):
+        packed = data[: len(data) - n] + bad
+        with pytest.raises(mpk.InvalidUTF8Error) as info:
+            mpk.unpackb(packed)
+        assert (info.value.kind, info.value.offset) == ("invalid_utf8", 2)
+        assert mpk.unpackb(packed, unicode_errors="replace") == msgpack.unpackb(packed, unicode_errors="replace")

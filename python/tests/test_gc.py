@@ -181,3 +181,22 @@ def test_decode_allocations_make_collections_due(collector_on):
         gc.callbacks.remove(callback)
     assert len(value) == 20000
     assert True in events
+
+
+@pytest.mark.parametrize("count", [1, 15, 16, 17, 300])
+def test_every_container_is_tracked_after_a_large_decode(count):
+    # a large decode (over 256 bytes) keeps its completed containers on a list of its own, the
+    # first 16 inside the decoder and more in an allocated block, and tracks them all at the end:
+    # each one whatever the count, on both sides of the change from one to the other
+    blob = b"\x00" * 300
+    value = [[i, [blob if i == 0 else b"", {"k": [i]}]] for i in range(count)]
+    out = mpk.unpackb(mpk.packb(value))
+    assert out == value
+    stack = [out]
+    seen = 0
+    while stack:
+        c = stack.pop()
+        assert gc.is_tracked(c), c
+        seen += 1
+        stack.extend(x for x in (c.values() if isinstance(c, dict) else c) if isinstance(x, (list, dict)))
+    assert seen == 1 + 4 * count
