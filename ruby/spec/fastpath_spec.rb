@@ -83,3 +83,37 @@ RSpec.describe "fast paths" do
     expect(back).to eq([h] * 20)
   end
 end
+
+RSpec.describe "fast paths when packing" do
+  it "decodes flonums itself on this platform (64-bit CRuby)" do
+    x = 1.5
+    flonums = x.equal?(x * 1.0) # flonums are immediates: the same value is the same object
+    expect(MPK._flonum_inline?).to eq(flonums)
+  end
+
+  it "packs every Float bit for bit, flonums and heap Floats alike" do
+    r = Random.new(42)
+    floats = [0.0, -0.0, 1.0, -1.5, 0.1, 1e300, -1e-300, 5e-324, Float::INFINITY, -Float::INFINITY,
+              Float::MAX, Float::MIN, 2.0**-255, 2.0**256, 1.7976931348623157e308] +
+             Array.new(2000) { [r.bytes(8)].pack("a8").unpack1("E") }.reject(&:nan?) +
+             Array.new(500) { (r.rand - 0.5) * 10.0**r.rand(-20..20) }
+    floats.each_slice(100) do |chunk|
+      expect(MPK.pack(chunk)).to eq(MessagePack.pack(chunk))
+      expect(MPK.pack({ "k" => chunk[0], "l" => chunk })).to eq(MessagePack.pack({ "k" => chunk[0], "l" => chunk }))
+    end
+    floats.first(50).each { |f| expect(MPK.pack(f)).to eq([0xcb, f].pack("CG")) }
+    nan = MPK.unpack(MPK.pack(Float::NAN))
+    expect(nan).to be_nan
+  end
+
+  it "writes every str length around the fixstr limit the same, in all buffer positions" do
+    text = "abcdefghijklmnopqrstuvwxyzé0123456789ABCDEFGHIJ"
+    (0..text.size).each do |n|
+      s = text[0, n]
+      (0..40).each do |pad| # shifts the room left in the packer's buffer
+        v = ["x" * pad, { s => s }, s, s.to_sym]
+        expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+      end
+    end
+  end
+end

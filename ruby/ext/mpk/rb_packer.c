@@ -115,12 +115,47 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up);
 
 static int enc_utf8, enc_usascii, enc_binary; /* encoding indexes, looked up once */
 
+/* Copies n <= 31 bytes with at most two fixed-size loads and stores per size class (the two
+ * overlap when n is not a power of two), reading and writing only src[0..n) and dst[0..n). */
+static inline void copy_short(uint8_t *dst, const char *src, size_t n) {
+    if (n >= 16) {
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + n - 4, src + n - 4, 4);
+    } else if (n) {
+        dst[0] = (uint8_t)src[0];
+        dst[n / 2] = (uint8_t)src[n / 2];
+        dst[n - 1] = (uint8_t)src[n - 1];
+    }
+}
+
+/* Speed trick: a fixstr (up to 31 bytes: most keys and many values) written with copy_short's
+ * fixed-size moves. The writer's mpk_write_str copies with a memcpy of variable length, which GCC
+ * turns into `rep movsb` here: a slow start on real CPUs, and one counted instruction per byte
+ * under callgrind. twitter.json pack 3.66M -> 3.50M instructions a call (callgrind,
+ * bench/icount.rb; msgpack-ruby 3.59M). Returns 0
+ * (nothing written) for longer strings or when fewer than 32 bytes of room are left; the caller
+ * then takes mpk_write_str, which writes the same bytes (fastpath_spec packs every length 0..40). */
+static inline int write_fixstr(mpk_writer *w, const char *src, long len) {
+    if (len > 31 || w->end - w->pos < 32) return 0;
+    uint8_t *p = w->pos;
+    p[0] = (uint8_t)(0xa0 | len);
+    copy_short(p + 1, src, (size_t)len);
+    w->pos = p + 1 + len;
+    return 1;
+}
+
 static void pack_string(packer *pk, VALUE v, const path *up) {
     int idx = RB_ENCODING_GET_INLINED(v);
     long len = RSTRING_LEN(v);
     if (MPK__UNLIKELY(len > 4294967295L)) raise_at(rb_eRangeError, "bad_request", up, "String over 2^32-1 bytes:", v);
     if (MPK__LIKELY(idx == enc_utf8 || idx == enc_usascii)) {
-        mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+        if (!write_fixstr(&pk->w, RSTRING_PTR(v), len)) mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
         return;
     }
     if (idx == enc_binary) {
@@ -252,13 +287,55 @@ typedef struct hash_ctx {
     long count;
 } hash_ctx;
 
+/* Speed trick: the double of a flonum (a Float held in the VALUE itself, as most Floats are on
+ * 64-bit CRuby) decoded here. RFLOAT_VALUE is an out-of-line call into libruby (rb_float_value,
+ * about 16 instructions and a call per Float); the flonum layout (exponent bits rotated, the low
+ * two bits the tag, 0x8000000000000002 for 0.0) is CRuby's since 2.0. Instructions a call
+ * (callgrind, bench/icount.rb): canada.json pack 13.78M -> 13.12M, 3D model 2.84M -> 2.69M,
+ * GeoJSON 357k -> 345k (msgpack-ruby 14.38M, 4.76M, 393k). flonum_inline_ok is set at load time only if the
+ * decoding gives back, bit for bit, a set of doubles made into Floats by CRuby itself; otherwise
+ * (another layout, a build without flonums) every Float goes through RFLOAT_VALUE, which
+ * fastpath_spec also drives (heap Floats: 1e300, tiny numbers). */
+static int flonum_inline_ok;
+
+static inline double float_value(VALUE v) {
+#if USE_FLONUM && SIZEOF_VALUE == 8
+    if (MPK__LIKELY(flonum_inline_ok && RB_FLONUM_P(v))) {
+        if (v == (VALUE)0x8000000000000002ull) return 0.0;
+        uint64_t b63 = (uint64_t)v >> 63;
+        uint64_t x = (2 - b63) | ((uint64_t)v & ~(uint64_t)3);
+        uint64_t bits = (x >> 3) | (x << 61);
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+#endif
+    return RFLOAT_VALUE(v);
+}
+
+/* Sets flonum_inline_ok: float_value's decoding must agree with CRuby's on these. */
+static void check_flonum_inline(void) {
+    static const double probes[] = {0.0, 1.0, -1.0, 1.5, -2.75, 0.1, 3.141592653589793, 1e-70, 1e70,
+                                    -65.61361699999997, 123456789.125, 2.2250738585072014e-300, 1.7e308};
+    flonum_inline_ok = 1;
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        VALUE f = DBL2NUM(probes[i]);
+        if (!RB_FLONUM_P(f)) continue; /* a heap Float: never decoded inline */
+        double got = float_value(f);
+        if (memcmp(&got, &probes[i], 8) != 0) {
+            flonum_inline_ok = 0;
+            return;
+        }
+    }
+}
+
 /* Speed trick: a Fixnum or flonum array element written without the call into pack_value and
  * the path step (canada.json pack: 17.9M -> 13.7M instructions per call, callgrind; msgpack-ruby
  * 14.2M). They cannot run Ruby code, so the array cannot change under them. Anything else (and
  * a heap Float) returns 0 and takes the general path, which writes the same bytes. */
 static inline int pack_number_inline(packer *pk, VALUE e) {
     if (RB_FLONUM_P(e)) {
-        mpk_write_float64(&pk->w, RFLOAT_VALUE(e));
+        mpk_write_float64(&pk->w, float_value(e));
         return 1;
     }
     if (RB_FIXNUM_P(e)) {
@@ -276,8 +353,9 @@ static int pack_plain_str(packer *pk, VALUE v) {
     if (RB_SPECIAL_CONST_P(v) || RB_BUILTIN_TYPE(v) != T_STRING || RBASIC_CLASS(v) != rb_cString) return 0;
     int idx = RB_ENCODING_GET_INLINED(v);
     if (idx != enc_utf8 && idx != enc_usascii) return 0;
-    mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)RSTRING_LEN(v)); /* < 2^32: keys are short, and */
-    return 1;                                                    /* the writer refuses longer */
+    long len = RSTRING_LEN(v); /* < 2^32: keys are short, and the writer refuses longer */
+    if (!write_fixstr(&pk->w, RSTRING_PTR(v), len)) mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+    return 1;
 }
 
 static int pack_pair(VALUE key, VALUE val, VALUE arg) {
@@ -355,7 +433,7 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
     case T_TRUE: mpk_write_bool(&pk->w, 1); return;
     case T_FALSE: mpk_write_bool(&pk->w, 0); return;
     case T_FIXNUM: mpk_write_int(&pk->w, FIX2LONG(v)); return;
-    case T_FLOAT: mpk_write_float64(&pk->w, RFLOAT_VALUE(v)); return;
+    case T_FLOAT: mpk_write_float64(&pk->w, float_value(v)); return;
     case T_STRING:
         if (MPK__LIKELY(RBASIC_CLASS(v) == rb_cString)) {
             pack_string(pk, v, up);
@@ -575,12 +653,16 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     return out;
 }
 
+/* MPK._flonum_inline? (private, for the specs): whether float_value decodes flonums itself. */
+static VALUE mpk_s_flonum_inline_p(VALUE mod) { return flonum_inline_ok ? Qtrue : Qfalse; }
+
 VALUE rb_mpk_pack_one(VALUE v) { return mpk_s_pack(mMPK, v, Qnil); }
 
 void rb_mpk_init_packer(void) {
     enc_utf8 = rb_utf8_encindex();
     enc_usascii = rb_usascii_encindex();
     enc_binary = rb_ascii8bit_encindex();
+    check_flonum_inline();
     cPacker = rb_define_class_under(mMPK, "Packer", rb_cObject);
     rb_gc_register_mark_object(cPacker);
     rb_define_alloc_func(cPacker, packer_alloc);
@@ -610,4 +692,5 @@ void rb_mpk_init_packer(void) {
     rb_define_method(cPacker, "_ext_types", packer_ext_types, 0);
     rb_define_method(cPacker, "_register_oversized", packer_register_oversized, 2);
     rb_define_singleton_method(mMPK, "_pack", mpk_s_pack, 2);
+    rb_define_singleton_method(mMPK, "_flonum_inline?", mpk_s_flonum_inline_p, 0);
 }
