@@ -117,3 +117,50 @@ RSpec.describe "fast paths when packing" do
     end
   end
 end
+
+RSpec.describe "containers inside containers" do
+  class FastPathArray < Array; end
+  class FastPathHash < Hash; end
+  class FastPathString < String; end
+  class FastPathMsg
+    def to_msgpack(pk) = pk.write("custom")
+  end
+
+  it "packs plain nested Arrays and Hashes like msgpack-ruby" do
+    v = [[1.5, [2, [3.25, "x"]]], { "a" => { "b" => [[]] } }, [{ "c" => [{}] }], { "d" => [[-1, nil]] }]
+    expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+  end
+
+  it "sends Array and Hash subclasses inside containers to their registered types" do
+    f = MPK::Factory.new
+    f.register_type(1, FastPathArray, packer: ->(a) { "A#{a.size}" }, unpacker: ->(s) { s })
+    f.register_type(2, FastPathHash, packer: ->(h) { "H#{h.size}" }, unpacker: ->(s) { s })
+    f.register_type(3, FastPathString, packer: ->(s) { "S#{s}" }, unpacker: ->(s) { s })
+    v = [FastPathArray[1, 2], { "k" => FastPathHash[1, 2], "s" => FastPathString.new("q") }, [[FastPathArray[]]]]
+    expect(f.load(f.dump(v))).to eq(["A2", { "k" => "H1", "s" => "Sq" }, [["A0"]]])
+  end
+
+  it "packs unregistered subclasses as their core type, and calls to_msgpack inside containers" do
+    h = FastPathHash.new { |hh, k| hh[k] = 0 } # a default proc is not packed
+    h["a"] = 1
+    v = [FastPathArray[1, [2]], { "h" => h, "m" => FastPathMsg.new, "s" => FastPathString.new("z") }]
+    expect(MPK.unpack(MPK.pack(v))).to eq([[1, [2]], { "h" => { "a" => 1 }, "m" => "custom", "s" => "z" }])
+  end
+
+  it "reports the path of a bad value deep in nested containers" do
+    v = [[1, [2, { "k" => [Object.new] }]]]
+    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[0\]\[1\]\[1\]\["k"\]\[0\]/)
+  end
+
+  it "counts depth through the direct calls" do
+    deep = [1]
+    1100.times { deep = [deep] }
+    expect { MPK.pack(deep) }.to raise_error(MPK::StackError)
+    deeph = { "a" => 1 }
+    1100.times { deeph = { "a" => deeph } }
+    expect { MPK.pack(deeph) }.to raise_error(MPK::StackError)
+    ok = [1]
+    1000.times { ok = [ok] }
+    expect(MPK.unpack(MPK.pack(ok))).to eq(ok)
+  end
+end
