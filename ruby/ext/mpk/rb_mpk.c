@@ -355,13 +355,19 @@ static VALUE decode_loop(decoder *d, const rb_mpk_uopts *o, VALUE src, unsigned 
         case MPK_INT: v = t.v.i >= FIXNUM_MIN ? LONG2FIX((long)t.v.i) : LL2NUM(t.v.i); break;
         case MPK_FLOAT32:
             v = DBL2NUM((double)t.v.f32);
-            if (!NIL_P(o->f32_class)) v = rb_funcall(o->f32_class, id_new, 1, v);
+            if (!NIL_P(o->f32_class)) {
+                v = rb_funcall(o->f32_class, id_new, 1, v);
+                RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
+            }
             break;
         case MPK_FLOAT64: v = DBL2NUM(t.v.f64); break;
         case MPK_STR: v = make_string(d, o, t.data, t.len, at_key(d), enc_utf8); break;
         case MPK_BIN: v = make_string(d, o, t.data, t.len, at_key(d), enc_binary); break;
         case MPK_EXT:
-        case MPK_TIMESTAMP: v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head); break;
+        case MPK_TIMESTAMP:
+            v = make_ext(o, t.type == MPK_TIMESTAMP ? -1 : t.ext_type, t.data, t.len, &t, base + head);
+            RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
+            break;
         case MPK_ARRAY:
         case MPK_MAP: {
             frame *f = push_frame(d);
@@ -430,6 +436,7 @@ static VALUE decode_cleanup(VALUE p) {
 
 VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
                     int whole, size_t *used) {
+    RB_MPK_ASAN_DEAD_STACK();
     /* hidden; marks the values. Made before the struct (GC skips a NULL data pointer), so that
      * nothing leaks if allocating the struct raises. The struct is not zeroed as a whole (4 KiB of
      * key cache): its slots are set before use, and key_used says which. */

@@ -239,6 +239,7 @@ static VALUE call_back(packer *pk, int depth, VALUE recv, ID mid, int argc, VALU
     int saved = pk->cb_depth, state = 0;
     pk->cb_depth = depth;
     VALUE r = rb_protect(cb_call, (VALUE)&a, &state);
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
     pk->cb_depth = saved;
     if (state) rb_jump_tag(state);
     return r;
@@ -255,6 +256,7 @@ static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const p
         VALUE sub = new_sub_packer(pk, depth + 1);
         call_back(pk, depth, proc, id_call, 2, v, sub);
         payload = rb_funcall(sub, rb_intern("to_s"), 0);
+        RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
     } else {
         payload = call_back(pk, depth, proc, id_call, 1, v, Qnil);
     }
@@ -521,6 +523,7 @@ static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
 }
 
 static VALUE packer_write(VALUE self, VALUE v) {
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     packer *pk = get_packer(self);
     pack_value(pk, v, pk->cb_depth, NULL);
     check_writer(pk);
@@ -654,6 +657,7 @@ static VALUE packer_ext_types(VALUE self) {
 
 /* MPK._pack(obj, ext_source_packer_or_nil): one object to a new String. */
 static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     VALUE self = packer_alloc(cPacker);
     packer *pk = get_packer(self);
     if (!NIL_P(proto)) {
