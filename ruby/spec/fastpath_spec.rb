@@ -164,3 +164,80 @@ RSpec.describe "containers inside containers" do
     expect(MPK.unpack(MPK.pack(ok))).to eq(ok)
   end
 end
+
+# hash_each_direct (ext/mpk/rb_packer.c) reads CRuby 3.1's Hash tables itself; MPK._hash_direct = false
+# sends every Hash through rb_hash_foreach, the general path.
+RSpec.describe "Hash pairs read from the tables" do
+  def with_hash_direct(on)
+    MPK._hash_direct = on
+    yield
+  ensure
+    MPK._hash_direct = true
+  end
+
+  it "is on for CRuby 3.1 (the layouts it knows), off elsewhere" do
+    expect(MPK._hash_direct?).to eq(RUBY_ENGINE == "ruby" && RUBY_VERSION.start_with?("3.1."))
+    with_hash_direct(false) { expect(MPK._hash_direct?).to be(false) }
+    expect(MPK._hash_direct?).to eq(RUBY_VERSION.start_with?("3.1."))
+  end
+
+  it "packs Hashes of every size, with deleted and re-inserted pairs, like rb_hash_foreach and msgpack-ruby" do
+    r = Random.new(7)
+    (0..40).each do |size|
+      3.times do
+        h = {}
+        size.times { |i| h[i.even? ? "k#{i}" : i * 3] = [i, "v" * r.rand(0..40), 1.5 * i, nil, [i]][r.rand(5)] }
+        h.keys.sample(r.rand(0..[size, 5].min), random: r).each { |k| h.delete(k) }
+        h["late"] = true if r.rand(2) == 1
+        h.compare_by_identity if size == 20
+        v = [h, { "in" => h }, [h, h]]
+        direct = MPK.pack(v)
+        expect(with_hash_direct(false) { MPK.pack(v) }).to eq(direct)
+        expect(direct).to eq(MessagePack.pack(v))
+        expect(MPK.unpack(direct)).to eq(v) unless h.compare_by_identity?
+      end
+    end
+  end
+
+  # a to_msgpack that changes the Hash being packed
+  class HashChanger
+    def initialize(&blk) = @blk = blk
+    def to_msgpack(pk)
+      @blk.call
+      pk.write(0)
+    end
+  end
+
+  [3, 20].each do |size|
+    [true, false].each do |direct|
+      it "raises, reading nothing stale, when a callback adds or deletes pairs (#{size} pairs, direct: #{direct})" do
+        with_hash_direct(direct) do
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { 30.times { |i| h["new#{i}"] = i } }
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /hash/i)
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { h.delete("z") } # a pair not packed yet
+          h["z"] = 1
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /Hash changed/)
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { h.clear; GC.start; GC.compact if GC.respond_to?(:compact) }
+          h["z"] = 1
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /Hash changed/)
+        end
+      end
+    end
+  end
+
+  it "packs a Hash whose callbacks change only values, or freeze it, without complaint" do
+    h = { "a" => 1, "b" => 2 }
+    # GC.start moves a young Hash's pairs out of CRuby 3.1's transient heap; the new small Hashes
+    # then reuse that memory, so pairs read from the old place would be wrong
+    h["cb"] = HashChanger.new { h["a"] = 5; GC.start; @junk = Array.new(2000) { |i| { "x" => i, "y" => -i } } }
+    h["z"] = "last"
+    expect(MPK.pack(h)).to eq(MessagePack.pack({ "a" => 1, "b" => 2, "cb" => 0, "z" => "last" }))
+    g = (1..20).to_h { |i| ["k#{i}", i] }
+    g["cb"] = HashChanger.new { g.freeze }
+    g["z"] = 1
+    expect(MPK.unpack(MPK.pack(g))).to eq(g.merge("cb" => 0))
+  end
+end
