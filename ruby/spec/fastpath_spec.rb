@@ -241,3 +241,81 @@ RSpec.describe "Hash pairs read from the tables" do
     expect(MPK.unpack(MPK.pack(g))).to eq(g.merge("cb" => 0))
   end
 end
+
+# pack_number_tuple (ext/mpk/rb_packer.c): short Arrays of Fixnums and flonums inside containers.
+RSpec.describe "short number Arrays inside containers" do
+  it "packs every length and every kind of element at every position like msgpack-ruby" do
+    others = [1e300 * 10, 2**63 + 5, -2**40, "s", nil, true, :sym, [1.5], {}, 0.1, -7]
+    (0..17).each do |n|
+      base = Array.new(n) { |i| i.even? ? i * 0.25 : -i }
+      ([nil] + others).each do |other|
+        (0...[n, 1].max).each do |at|
+          t = base.dup
+          t[at] = other if other && n.positive?
+          v = [t, { "k" => t }, [[t, t]]]
+          expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+        end
+      end
+    end
+  end
+
+  it "keeps the depth limit and the output buffer right through them" do
+    ok = [1.5, 2]
+    1022.times { ok = [ok] }
+    expect(MPK.unpack(MPK.pack(ok))).to eq(ok)
+    deep = [1.5, 2]
+    1024.times { deep = [deep] }
+    expect { MPK.pack(deep) }.to raise_error(MPK::StackError)
+    # tuples across the output's growth boundaries, in a Packer and through MPK.pack
+    pairs = Array.new(5000) { |i| [i * 0.5, -i, i] }
+    expect(MPK.pack(pairs)).to eq(MessagePack.pack(pairs))
+    pk = MPK::Packer.new
+    pairs.each_slice(7) { |s| pk.write(s) }
+    expect(pk.to_s).to eq(pairs.each_slice(7).map { |s| MessagePack.pack(s) }.join.b)
+  end
+end
+
+# pack_scratch (ext/mpk/rb_packer.c): MPK.pack's first 4 KiB are on its C stack.
+RSpec.describe "MPK.pack's scratch buffer" do
+  class KeepsPacker
+    class << self
+      attr_accessor :kept
+    end
+    def initialize(payload) = @payload = payload
+    def to_msgpack(pk)
+      KeepsPacker.kept = pk
+      pk.write(@payload)
+    end
+  end
+
+  it "gives outputs of every size around 4 KiB and the embedded-String size their exact bytes" do
+    [0, 1, 20, 21, 22, 23, 24, 100, 4090, 4093, 4094, 4095, 4096, 4097, 5000, 20_000].each do |n|
+      [["x" * n], ["x" * n, { "a" => [1.5] * 3 }], "y".b * n].each do |v|
+        out = MPK.pack(v)
+        expect(out).to eq(MessagePack.pack(v))
+        expect(out.encoding).to eq(Encoding::BINARY)
+        expect(out).not_to be_frozen
+      end
+    end
+  end
+
+  it "never lets Ruby code keep the scratch: a packer kept by to_msgpack still works afterwards" do
+    v = [1, KeepsPacker.new("inner"), 2]
+    expect(MPK.pack(v)).to eq("\x93\x01\xa5inner\x02".b)
+    kept = KeepsPacker.kept
+    expect(kept).to be_a(MPK::Packer)
+    # MPK.pack took its output away; the C stack the scratch lived on is reused by these calls,
+    # and the kept packer, with a buffer of its own, is empty and usable
+    100.times { MPK.pack(["z" * 3000, { "q" => [2.5, 3] }]) }
+    expect(kept.to_s).to eq("")
+    kept.write(3).write("w" * 5000)
+    expect(kept.to_s).to eq("\x03".b + MessagePack.pack("w" * 5000))
+  end
+
+  it "leaves nothing reachable that points at the scratch when a pack raises" do
+    20.times { expect { MPK.pack(["a" * 100, Object.new]) }.to raise_error(MPK::UnsupportedTypeError) }
+    expect(ObjectSpace.each_object(MPK::Packer).all? { |pk| pk.to_s.is_a?(String) }).to be(true)
+    GC.start
+    expect(MPK.pack(["b" * 10])).to eq(MessagePack.pack(["b" * 10]))
+  end
+end

@@ -18,6 +18,8 @@ typedef struct packer {
     int cb_depth;     /* nesting of the value whose callback (to_msgpack, ext packer) is running */
     int symbol_ext;   /* Symbol is registered */
     VALUE oversized;  /* [type, proc, false]: Integers beyond 64 bits as this ext type, or nil */
+    uint8_t *scratch; /* MPK.pack's first buffer, on its C stack (see pack_scratch), or NULL */
+    size_t scratch_cap;
 } packer;
 
 /* One step of the path from the packed object to the value being packed (for error messages). */
@@ -58,7 +60,17 @@ static const rb_data_type_t packer_type = {
 #define GROW_AHEAD_FROM (16 * 1024)
 static void *packer_grow(void *ctx, void *old, size_t new_size) {
     packer *pk = ctx;
-    (void)old;
+    if (pk->scratch) {
+        uint8_t *s = pk->scratch;
+        if (!old) return s; /* the first buffer: MPK.pack's scratch (new_size is its size) */
+        /* the output outgrows the scratch: its bytes move into the packer's String */
+        pk->scratch = NULL;
+        VALUE str = rb_str_buf_new((long)new_size);
+        rb_str_resize(str, (long)new_size);
+        memcpy(RSTRING_PTR(str), s, pk->scratch_cap);
+        pk->buf = str;
+        return RSTRING_PTR(str);
+    }
     if (NIL_P(pk->buf)) pk->buf = rb_str_buf_new((long)new_size);
     if ((size_t)RSTRING_LEN(pk->buf) >= new_size && new_size >= GROW_AHEAD_FROM) return RSTRING_PTR(pk->buf);
     size_t ahead = new_size >= GROW_AHEAD_FROM && new_size <= (size_t)LONG_MAX / 2 ? 2 * new_size : new_size;
@@ -66,7 +78,8 @@ static void *packer_grow(void *ctx, void *old, size_t new_size) {
     return RSTRING_PTR(pk->buf);
 }
 
-static VALUE packer_alloc(VALUE klass) {
+/* A packer object of class `klass` (0: hidden) whose first buffer is `scratch` (cap bytes) if given. */
+static VALUE packer_new(VALUE klass, uint8_t *scratch, size_t cap) {
     packer *pk;
     VALUE self = TypedData_Make_Struct(klass, packer, &packer_type, pk);
     pk->buf = Qnil;
@@ -76,9 +89,26 @@ static VALUE packer_alloc(VALUE klass) {
     pk->ext_cache = Qnil;
     pk->oversized = Qnil;
     pk->self = self;
+    pk->scratch = scratch;
+    pk->scratch_cap = cap;
     /* 256 bytes: above the embedded-String size, so the bytes live in their own heap block */
-    mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
+    mpk_writer_init_alloc(&pk->w, scratch ? cap : 256, packer_grow, pk);
     return self;
+}
+
+static VALUE packer_alloc(VALUE klass) { return packer_new(klass, NULL, 0); }
+
+/* Before Ruby code sees MPK.pack's packer (a to_msgpack callback gets it and may keep it): its
+ * bytes leave the scratch for a String, and the hidden object becomes an MPK::Packer. */
+static void expose_packer(packer *pk) {
+    if (pk->scratch) {
+        uint8_t *s = pk->scratch;
+        size_t used = mpk_writer_size(&pk->w);
+        pk->scratch = NULL;
+        mpk_writer_init_alloc(&pk->w, used * 2 > 256 ? used * 2 : 256, packer_grow, pk);
+        mpk_write_bytes(&pk->w, s, used);
+    }
+    if (!RBASIC_CLASS(pk->self)) rb_obj_reveal(pk->self, cPacker);
 }
 
 static packer *get_packer(VALUE self) {
@@ -382,9 +412,37 @@ static void pack_hash(packer *pk, VALUE v, int depth, const path *up);
  * (callgrind, bench/icount.rb): canada.json pack 13.12M -> 11.32M, GeoJSON 345k -> 311k with
  * the Array case alone (msgpack-ruby 14.38M, 393k); with the Hash case and Hash values too:
  * citm_catalog.json 9.62M -> 8.73M, twitter.json 3.49M -> 3.37M, canada.json 11.21M. */
+/* Speed trick: a short Array of Fixnums and flonums (a coordinate pair, a vector, a color) written
+ * in one go, without pack_array's call, path and per-element checks: canada.json pack 9.81M ->
+ * see ruby/README.md (callgrind; 56k [lng, lat] pairs a call). Nothing here runs Ruby code; the only
+ * thing that may run the GC (and so move the elements out of CRuby's transient heap) is making
+ * room in the output, which comes first, so the elements are read after it. Returns 0, having
+ * written nothing, for anything else (longer Arrays, other elements, no room), and at the depth
+ * limit, so that pack_array raises it. */
+#define NUMBER_TUPLE_MAX 15
+static inline int pack_number_tuple(packer *pk, VALUE a, int depth) {
+    long n = RARRAY_LEN(a);
+    if (n > NUMBER_TUPLE_MAX || depth >= RB_MPK_PACK_DEPTH) return 0;
+    if (!mpk__writer_room(&pk->w, 1 + 9 * (size_t)n)) return 0; /* the general path reports the error */
+    const VALUE *e = RARRAY_CONST_PTR(a);
+    uint8_t *start = pk->w.pos;
+    *pk->w.pos++ = (uint8_t)(0x90 | n);
+    for (long i = 0; i < n; i++) {
+        VALUE x = e[i];
+        if (RB_FLONUM_P(x)) mpk_write_float64(&pk->w, float_value(x));
+        else if (RB_FIXNUM_P(x)) mpk_write_int(&pk->w, FIX2LONG(x));
+        else {
+            pk->w.pos = start; /* take back what was written: the general path writes it all */
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static inline void pack_child(packer *pk, VALUE v, int depth, const path *p) {
     if (!RB_SPECIAL_CONST_P(v)) {
         if (RB_BUILTIN_TYPE(v) == T_ARRAY && RBASIC_CLASS(v) == rb_cArray) {
+            if (pack_number_tuple(pk, v, depth)) return;
             pack_array(pk, v, depth, p);
             return;
         }
@@ -576,6 +634,7 @@ static void pack_other(packer *pk, VALUE v, int depth, const path *up) {
     }
     if (rb_respond_to(v, id_to_msgpack)) {
         if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
+        expose_packer(pk);
         call_back(pk, depth + 1, v, id_to_msgpack, 1, pk->self, Qnil);
         return;
     }
@@ -785,9 +844,22 @@ static VALUE packer_ext_types(VALUE self) {
 }
 
 /* MPK._pack(obj, ext_source_packer_or_nil): one object to a new String. */
+/* Speed trick (pack_scratch): MPK.pack writes into a 4 KiB buffer on its own C stack, and an
+ * output that fits is copied once into a String of its exact size (embedded in the String object
+ * up to 23 bytes: no malloc at all). Otherwise the packer's String is made, grown and trimmed, the
+ * path Packer objects always take: for Test1 ([1, 2]) that String (rb_str_buf_new, the trimming
+ * rb_str_resize, its free) was about 700 of the 1.86k instructions of a pack (callgrind). This is
+ * the issue's "4 KiB pool" in the form that measured: no chunk is shared, so there is nothing to
+ * lock, fragment or leak. The scratch never outlives the call: the packer object is hidden
+ * (ObjectSpace does not list it), a to_msgpack callback that is given it first moves the bytes
+ * into a String (expose_packer), and on return the writer forgets the scratch; if the pack
+ * raises, the hidden object is garbage that nothing can reach, and freeing it does not touch the
+ * buffer (the writer does not own it). */
+#define PACK_SCRATCH 4096
 static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
-    VALUE self = packer_alloc(cPacker);
+    uint8_t scratch[PACK_SCRATCH];
+    VALUE self = packer_new(0, scratch, sizeof scratch);
     packer *pk = get_packer(self);
     if (!NIL_P(proto)) {
         packer *p = get_packer(proto);
@@ -799,12 +871,22 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     }
     pack_value(pk, v, 0, NULL);
     check_writer(pk);
+    size_t n = mpk_writer_size(&pk->w);
+    if (pk->scratch) { /* the output fits in the scratch (and no Ruby code saw this packer) */
+        pk->scratch = NULL;
+        mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the scratch */
+        VALUE small = rb_str_new((const char *)scratch, (long)n);
+        RB_GC_GUARD(self);
+        return small;
+    }
     /* hand over the packer's own String: no copy */
     VALUE out = pk->buf;
-    size_t n = mpk_writer_size(&pk->w);
     if (NIL_P(out)) return rb_str_new(NULL, 0);
     pk->buf = Qnil;
-    mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the String */
+    /* the writer forgets the String; a packer that to_msgpack was given (and may have kept) gets a
+     * buffer of its own, so that it stays usable */
+    if (RBASIC_CLASS(self)) mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
+    else mpk_writer_init_buf(&pk->w, NULL, 0);
     rb_str_set_len(out, (long)n);
     if (rb_str_capacity(out) > 2 * n + 64) rb_str_resize(out, (long)n); /* give back a large unused tail */
     RB_GC_GUARD(self);
