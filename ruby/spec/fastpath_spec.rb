@@ -319,3 +319,47 @@ RSpec.describe "MPK.pack's scratch buffer" do
     expect(MPK.pack(["b" * 10])).to eq(MessagePack.pack(["b" * 10]))
   end
 end
+
+require "objspace"
+
+# share_tail (ext/mpk/rb_mpk.c): a str/bin of 256 bytes or more that ends where MPK.unpack's input
+# ends is a copy-on-write substring of the input.
+RSpec.describe "strs and bins at the end of the input" do
+  it "gives the same values, encodings and independent Strings at and around the 256-byte limit" do
+    [255, 256, 257, 1000, 70_000].each do |n|
+      bin = Random.new(n).bytes(n)
+      str = ("é" * n)[0, n / 2] + "z" * (n - (n / 2) * 2)
+      [[1, bin], [str], { "k" => bin }, [bin, 1], [str, nil], bin, str].each do |v|
+        input = MessagePack.pack(v)
+        [input, input.dup.force_encoding("UTF-8"), input.dup.freeze].each do |src|
+          out = MPK.unpack(src)
+          expect(out).to eq(v)
+          last = out.is_a?(Array) ? out.find { |x| x.is_a?(String) } : out.is_a?(Hash) ? out["k"] : out
+          expect(last.encoding).to eq(v.is_a?(Hash) || [bin, [1, bin], [bin, 1]].include?(v) ? Encoding::BINARY : Encoding::UTF_8)
+          expect(last).not_to be_frozen
+          # shared (no bytes of its own) exactly when it is last and 256 bytes or more
+          shared = n >= 256 && !(v.is_a?(Array) && !v.last.is_a?(String))
+          expect(ObjectSpace.memsize_of(last) < 200).to eq(shared), "#{n} #{v.class} #{v.is_a?(Array) ? v.map(&:class) : ''}"
+          # the two Strings do not change each other
+          before = src.dup
+          last << "tail" << "\x00"
+          expect(src).to eq(before)
+          src2 = input.dup
+          out2 = MPK.unpack(src2)
+          src2.replace("changed")
+          expect(out2).to eq(v)
+        end
+      end
+    end
+  end
+
+  it "keeps freeze, symbolize_keys and the Unpacker's own copies as they were" do
+    bin = "b".b * 300
+    expect(MPK.unpack(MessagePack.pack([bin]), freeze: true)[0]).to be_frozen
+    u = MPK::Unpacker.new
+    data = MessagePack.pack([bin])
+    u.feed(data)
+    data.replace("x")
+    expect(u.read).to eq([bin])
+  end
+end

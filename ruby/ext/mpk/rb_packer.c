@@ -413,8 +413,10 @@ static void pack_hash(packer *pk, VALUE v, int depth, const path *up);
  * the Array case alone (msgpack-ruby 14.38M, 393k); with the Hash case and Hash values too:
  * citm_catalog.json 9.62M -> 8.73M, twitter.json 3.49M -> 3.37M, canada.json 11.21M. */
 /* Speed trick: a short Array of Fixnums and flonums (a coordinate pair, a vector, a color) written
- * in one go, without pack_array's call, path and per-element checks: canada.json pack 9.81M ->
- * see ruby/README.md (callgrind; 56k [lng, lat] pairs a call). Nothing here runs Ruby code; the only
+ * in one go, without pack_array's call, path and per-element checks: canada.json pack 9.6M ->
+ * 9.1M instructions a call (callgrind; 56k [lng, lat] pairs a call; bench/icount.rb 9.81M -> 9.28M
+ * with pack_scratch; a first version that checked the elements before writing them cost more
+ * than it saved). Nothing here runs Ruby code; the only
  * thing that may run the GC (and so move the elements out of CRuby's transient heap) is making
  * room in the output, which comes first, so the elements are read after it. Returns 0, having
  * written nothing, for anything else (longer Arrays, other elements, no room), and at the depth
