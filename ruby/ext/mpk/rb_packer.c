@@ -63,11 +63,14 @@ static void *packer_grow(void *ctx, void *old, size_t new_size) {
     if (pk->scratch) {
         uint8_t *s = pk->scratch;
         if (!old) return s; /* the first buffer: MPK.pack's scratch (new_size is its size) */
-        /* the output outgrows the scratch: its bytes move into the packer's String */
+        /* the output outgrows the scratch: its bytes move into the packer's String (the writer is
+         * pk->w, which still points into the scratch: only the bytes written so far are copied) */
+        size_t used = (size_t)(pk->w.pos - s);
+        if (used > pk->scratch_cap) used = pk->scratch_cap;
         pk->scratch = NULL;
         VALUE str = rb_str_buf_new((long)new_size);
         rb_str_resize(str, (long)new_size);
-        memcpy(RSTRING_PTR(str), s, pk->scratch_cap);
+        memcpy(RSTRING_PTR(str), s, used);
         pk->buf = str;
         return RSTRING_PTR(str);
     }
