@@ -31,14 +31,22 @@ driver-ruby: $(RB_SO)
 	@printf '#!/bin/sh\n# made by make driver-ruby\nd="$$(dirname "$$0")/../.."\nexec ruby -I "$$d/ruby/lib" -I "$$d/$(RB_BUILD)/lib" "$$d/ruby/spec_support/driver.rb"\n' > spec/drivers/ruby
 	@chmod +x spec/drivers/ruby
 
-# The benchmark (not a test): mpk vs msgpack-ruby, Oj and json, into bench/results/ruby.md.
+# The benchmark (not a test): mpk vs msgpack-ruby, Oj, json and google-protobuf on the common
+# workloads (build/bench-workloads, made by `make bench-workloads` when missing), into
+# bench/results/ruby.md and its sidecar ruby.json. The protobuf classes are generated here, at bench
+# time, from bench/workloads/*.proto into build/ruby-bench-pb (google-protobuf is a bench-only
+# dependency, not installed by `make test`). QUICK=1 / MPK_BENCH_QUICK=1: 2 rounds of short samples.
 BENCHES += ruby
 RB_BENCH_ROUNDS ?= 9
+RB_BENCH_PB := build/ruby-bench-pb
 .PHONY: bench-ruby
 bench-ruby: $(RB_SO)
-	@tools/apt-ensure ruby-msgpack ruby-oj
-	@mkdir -p bench/results
-	@ruby -I ruby/lib -I $(RB_BUILD)/lib ruby/bench/bench.rb --rounds $(RB_BENCH_ROUNDS) --out bench/results/ruby.md
+	@tools/apt-ensure ruby-msgpack ruby-oj ruby-google-protobuf protobuf-compiler
+	@test -f build/bench-workloads/manifest.json || $(MAKE) --no-print-directory bench-workloads
+	@mkdir -p bench/results $(RB_BENCH_PB)
+	@protoc --ruby_out=$(RB_BENCH_PB) -I bench/workloads bench/workloads/seed.proto bench/workloads/workloads.proto
+	@ruby -I ruby/lib -I $(RB_BUILD)/lib ruby/bench/bench.rb --rounds $(RB_BENCH_ROUNDS) --pb-dir $(RB_BENCH_PB) \
+		$(if $(filter 1,$(QUICK) $(MPK_BENCH_QUICK)),--quick,) --out bench/results/ruby.md --json bench/results/ruby.json
 
 # The suite with the extension built under AddressSanitizer and UBSan (not part of `make test`:
 # the interpreter is not instrumented, so the runtimes are preloaded, and the examples that start

@@ -1,12 +1,20 @@
-# mpk against msgpack-ruby (Debian's 1.4.2), Oj and json (C extensions), in one process.
+# mpk against msgpack-ruby (Debian's 1.4.2), Oj and json (C extensions) and google-protobuf, in one
+# process, on the project's common workloads (bench/datasets.rb, from `make bench-workloads`).
 #
-#   ruby -I lib -I build/lib bench/bench.rb [--rounds N] [--min-time S] [--only NAME] [--out FILE]
+#   ruby -I lib -I build/lib bench/bench.rb [--rounds N] [--min-time S] [--quick] [--only ID]
+#        [--pb-dir DIR] [--out FILE.md] [--json FILE.json]
 #
-# Every library packs and unpacks the same values. Each round times every library once per dataset
-# and direction, in an order that rotates between rounds so that machine noise hits all alike; a
-# sample repeats the call until it lasts at least --min-time seconds. The tables give the median
-# time per call and the ratio peer / mpk (2.00: mpk takes half the time). A library whose result
-# does not round-trip a dataset is left out of that row ("-"). Not a test: nothing here asserts.
+# The MessagePack libraries pack and unpack the workload's value (<id>.msgpack); the JSON libraries
+# the same workload's JSON form (<id>.json: bin values are base64 strings there); google-protobuf
+# encodes and decodes the workload's message (decoded from <id>.pb, protoc's encoding) with the
+# classes `protoc --ruby_out` made from bench/workloads/*.proto into --pb-dir (mk/ruby.mk does it at
+# bench time); without them the protobuf column stays empty. `skip` walks a value without building it.
+#
+# Each round times every (library, operation) of a workload once, in an order that rotates between
+# rounds so that machine noise hits all alike; a sample repeats the call until it lasts at least
+# --min-time seconds. The tables give the median time per call and the ratio peer / mpk (2.00: mpk
+# takes half the time). A library whose result does not round-trip is left out of that row ("-").
+# --quick (or MPK_BENCH_QUICK=1): at most 2 rounds of 10 ms samples. Not a test: nothing asserts.
 require "json"
 require "oj"
 require "msgpack"
@@ -14,23 +22,46 @@ require "mpk"
 require "optparse"
 require "etc"
 
-HERE = __dir__
-
-opts = { rounds: 9, min_time: 0.05, only: nil, out: nil }
+opts = { rounds: 9, min_time: 0.05, only: nil, out: nil, json: nil, quick: ENV["MPK_BENCH_QUICK"] == "1", pb_dir: nil }
 OptionParser.new do |o|
   o.on("--rounds N", Integer) { |v| opts[:rounds] = v }
   o.on("--min-time S", Float) { |v| opts[:min_time] = v }
-  o.on("--only NAME") { |v| opts[:only] = v }
+  o.on("--quick") { opts[:quick] = true }
+  o.on("--only ID") { |v| opts[:only] = v }
+  o.on("--pb-dir DIR") { |v| opts[:pb_dir] = v }
   o.on("--out FILE") { |v| opts[:out] = v }
+  o.on("--json FILE") { |v| opts[:json] = v }
 end.parse!
+if opts[:quick]
+  opts[:rounds] = [opts[:rounds], 2].min
+  opts[:min_time] = [opts[:min_time], 0.01].min
+end
 
 require_relative "datasets"
 
+# google-protobuf and the generated classes, when present.
+PB_NOTE = begin
+  raise LoadError, "no --pb-dir" unless opts[:pb_dir]
+  $LOAD_PATH.unshift(opts[:pb_dir])
+  require "google/protobuf"
+  require "seed_pb"
+  require "workloads_pb"
+  nil
+rescue LoadError => e
+  "google-protobuf not measured (#{e.message})"
+end
+
+def pb_class(name)
+  Google::Protobuf::DescriptorPool.generated_pool.lookup(name)&.msgclass
+end
+
+# [label in the tables, sidecar library, kind, which form of the workload, pack, unpack]
 LIBS = [
-  ["mpk", ->(v) { MPK.pack(v) }, ->(s) { MPK.unpack(s) }],
-  ["msgpack", ->(v) { MessagePack.pack(v) }, ->(s) { MessagePack.unpack(s) }],
-  ["Oj", ->(v) { Oj.dump(v, mode: :compat) }, ->(s) { Oj.load(s, mode: :compat) }],
-  ["json", ->(v) { JSON.generate(v) }, ->(s) { JSON.parse(s) }],
+  ["mpk", "mpk", "mpk", :value, ->(v) { MPK.pack(v) }, ->(s) { MPK.unpack(s) }],
+  ["msgpack-ruby", "msgpack-ruby", "msgpack", :value, ->(v) { MessagePack.pack(v) }, ->(s) { MessagePack.unpack(s) }],
+  ["Oj", "Oj", "json", :json, ->(v) { Oj.dump(v, mode: :compat) }, ->(s) { Oj.load(s, mode: :compat) }],
+  ["json", "json", "json", :json, ->(v) { JSON.generate(v) }, ->(s) { JSON.parse(s) }],
+  ["google-protobuf", "google-protobuf", "protobuf", :pb, nil, nil],
 ].freeze
 
 MPK_SKIP = lambda do |s|
@@ -69,31 +100,48 @@ def fmt_time(t)
   t >= 1e-3 ? format("%.2f ms", t * 1e3) : format("%.2f µs", t * 1e6)
 end
 
-def same?(a, b)
-  a == b || (a.is_a?(String) && b.is_a?(String) && a.b == b.b)
+# The pack and unpack functions of one library for one workload and the argument each takes, or
+# nil when the library has no form of it or does not round-trip it.
+def lib_jobs(lib, w, notes)
+  label, _, _, form, pack, unpack = lib
+  case form
+  when :value then input = w.value
+  when :json
+    return nil unless w.json
+    input = w.json
+  when :pb
+    return nil unless w.proto && !PB_NOTE
+    klass = pb_class(w.proto) or return nil
+    input = klass.decode(w.pb)
+    pack = ->(m) { klass.encode(m) }
+    unpack = ->(s) { klass.decode(s) }
+  end
+  packed = pack.call(input)
+  unless unpack.call(packed) == input
+    notes << "#{label} does not round-trip #{w.id}: left out"
+    return nil
+  end
+  { pack: [pack, input], unpack: [unpack, packed], bytes: packed.bytesize }
 end
 
+started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+notes = []
+notes << PB_NOTE if PB_NOTE
 rows = []
-datasets.each do |name, value, source|
-  next if opts[:only] && !name.include?(opts[:only])
+bench_workloads(only: opts[:only]).each do |w|
+  # the workloads are the reference: mpk must give their exact bytes and value back
+  notes << "mpk's pack of #{w.id} differs from #{w.id}.msgpack" unless MPK.pack(w.value) == w.msgpack
+  abort "bench: mpk does not unpack #{w.id}.msgpack to msgpack-ruby's value" unless MPK.unpack(w.msgpack) == w.value
   jobs = {}
   sizes = {}
-  LIBS.each do |label, pack, unpack|
-    packed = begin
-      pack.call(value)
-    rescue StandardError
-      next # JSON cannot carry binary data
-    end
-    back = unpack.call(packed)
-    # JSON cannot carry binary data: a library that does not round-trip is left out of the row
-    next unless back == value
-    sizes[label] = packed.bytesize
-    jobs[[label, :pack]] = [pack, value]
-    jobs[[label, :unpack]] = [unpack, packed]
+  LIBS.each do |lib|
+    j = lib_jobs(lib, w, notes) or next
+    sizes[lib[0]] = j[:bytes]
+    jobs[[lib[0], :pack]] = j[:pack]
+    jobs[[lib[0], :unpack]] = j[:unpack]
   end
-  packed = MPK.pack(value)
-  jobs[["mpk", :skip]] = [MPK_SKIP, packed]
-  jobs[["msgpack", :skip]] = [MSGPACK_SKIP, packed]
+  jobs[["mpk", :skip]] = [MPK_SKIP, w.msgpack]
+  jobs[["msgpack-ruby", :skip]] = [MSGPACK_SKIP, w.msgpack]
   numbers = jobs.transform_values { |fn, arg| calibrate(fn, arg, opts[:min_time]) }
   times = Hash.new { |h, k| h[k] = [] }
   keys = jobs.keys
@@ -104,39 +152,68 @@ datasets.each do |name, value, source|
       times[k] << sample(fn, arg, numbers[k])
     end
   end
-  rows << [name, source, sizes, times.transform_values { |ts| median(ts) }]
-  warn "#{name}: done"
+  rows << [w, sizes, times.transform_values { |ts| median(ts) }]
+  warn "bench-ruby: #{w.id} done (#{(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).round} s)"
 end
 
+date = Time.now.utc.strftime("%Y-%m-%d %H:%M UTC")
+machine = "#{Etc.nprocessors} cores (#{File.read('/proc/cpuinfo')[/^model name\s*:\s*(.+)$/, 1] rescue 'unknown CPU'})"
+versions = { "ruby" => RUBY_VERSION, "mpk" => MPK::VERSION, "msgpack-ruby" => MessagePack::VERSION, "Oj" => Oj::VERSION,
+             "json" => JSON::VERSION }
+versions["google-protobuf"] = Gem.loaded_specs["google-protobuf"]&.version&.to_s || "Debian ruby-google-protobuf" unless PB_NOTE
+labels = LIBS.map(&:first)
+
 out = +""
-out << "# Ruby: mpk vs msgpack-ruby, Oj, json\n\n"
+out << "# Ruby: mpk vs msgpack-ruby, Oj, json, google-protobuf\n\n"
 out << "#{RUBY_DESCRIPTION}; mpk #{MPK::VERSION} (C core #{MPK::CORE_VERSION}), msgpack-ruby #{MessagePack::VERSION}, " \
-       "Oj #{Oj::VERSION}, json #{JSON::VERSION}; #{Etc.nprocessors} CPUs; #{opts[:rounds]} rounds, median; " \
-       "#{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}.\n"
-out << "Ratios are peer time / mpk time (above 1.00: mpk is faster). Reproduce: `make bench-ruby`.\n\n"
+       "Oj #{Oj::VERSION}, json #{JSON::VERSION}#{PB_NOTE ? '' : ", google-protobuf #{versions['google-protobuf']}"}; " \
+       "#{machine}; #{opts[:rounds]} rounds, median#{opts[:quick] ? ' (QUICK=1: a quick run)' : ''}; #{date}.\n"
+out << "Ratios are peer time / mpk time (above 1.00: mpk is faster). Workloads from `build/bench-workloads/` " \
+       "(`make bench-workloads`); Oj and json work on each workload's JSON form (binary as base64), google-protobuf " \
+       "on its message. Reproduce: `make bench-ruby`.\n\n"
 %i[pack unpack].each do |dir|
-  out << "## #{dir}\n\n| dataset | bytes (msgpack) | mpk | msgpack-ruby | Oj | json |\n|---|---:|---:|---:|---:|---:|\n"
-  rows.each do |name, _src, sizes, med|
+  out << "## #{dir}\n\n| dataset | bytes (msgpack) | #{labels.join(' | ')} |\n|---|---:|#{'---:|' * labels.size}\n"
+  rows.each do |w, sizes, med|
     base = med[["mpk", dir]]
-    cells = LIBS.map(&:first).map do |label|
+    cells = labels.map do |label|
       t = med[[label, dir]]
       next "-" unless t
       label == "mpk" ? fmt_time(t) : format("%s (%.2f×)", fmt_time(t), t / base)
     end
-    out << "| #{name} | #{sizes['mpk']} | #{cells.join(' | ')} |\n"
+    out << "| #{w.id}: #{w.title} | #{sizes['mpk']} | #{cells.join(' | ')} |\n"
   end
   out << "\n"
 end
-out << "## skip vs unpack\n\n| dataset | mpk skip | mpk unpack / skip | msgpack-ruby skip | msgpack-ruby unpack / skip |\n|---|---:|---:|---:|---:|\n"
-rows.each do |name, _src, _sizes, med|
+out << "## sizes (bytes)\n\n| dataset | #{labels.join(' | ')} |\n|---|#{'---:|' * labels.size}\n"
+rows.each { |w, sizes, _| out << "| #{w.id} | #{labels.map { |l| sizes[l] || '-' }.join(' | ')} |\n" }
+out << "\n## skip vs unpack\n\n| dataset | mpk skip | mpk unpack / skip | msgpack-ruby skip | msgpack-ruby unpack / skip |\n" \
+       "|---|---:|---:|---:|---:|\n"
+rows.each do |w, _sizes, med|
   ms = med[["mpk", :skip]]
-  ps = med[["msgpack", :skip]]
-  out << format("| %s | %s | %.2f× | %s | %.2f× |\n", name, fmt_time(ms), med[["mpk", :unpack]] / ms, fmt_time(ps),
-                med[["msgpack", :unpack]] / ps)
+  ps = med[["msgpack-ruby", :skip]]
+  out << format("| %s | %s | %.2f× | %s | %.2f× |\n", w.id, fmt_time(ms), med[["mpk", :unpack]] / ms, fmt_time(ps),
+                med[["msgpack-ruby", :unpack]] / ps)
 end
-out << "\nSources: " + rows.map { |n, s, _, _| "#{n}: #{s}" }.join("; ") + ".\n"
+out << "\nNotes: #{notes.join('; ')}.\n" unless notes.empty?
+
+sidecar_rows = []
+rows.each do |w, sizes, med|
+  LIBS.each do |label, library, kind, *|
+    { pack: "encode", unpack: "decode", skip: "decode" }.each do |dir, op|
+      t = med[[label, dir]] or next
+      sidecar_rows << { "workload" => w.id, "label" => w.title, "op" => op, "variant" => dir == :skip ? "skip" : "",
+                        "library" => library, "kind" => kind, "ns_per_op" => (t * 1e9).round(1),
+                        "bytes" => dir == :skip ? w.msgpack.bytesize : sizes[label] }
+    end
+  end
+end
+sidecar = { "name" => "ruby", "title" => "Ruby (gem mpk)", "date" => date, "machine" => machine, "quick" => opts[:quick],
+            "versions" => versions, "rows" => sidecar_rows }
+
 if opts[:out]
   File.write(opts[:out], out)
 else
   puts out
 end
+File.write(opts[:json], JSON.pretty_generate(sidecar) + "\n") if opts[:json]
+warn "bench-ruby: done in #{(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).round} s"

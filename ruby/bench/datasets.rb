@@ -1,66 +1,44 @@
 # The benchmark's datasets, shared by bench.rb (times) and icount.rb (callgrind instruction counts).
+#
+# They are the project's common workloads (bench/workloads/gen.py, written by `make bench-workloads`
+# into build/bench-workloads/), so that every language measures the same bytes: the Ruby seed's sets
+# (rb_*: the ruby-serializers Twitter response, image record, integer array, GeoJSON and 3D model),
+# the nativejson-benchmark files (twitter, citm_catalog, canada) and the C++ seed's Test1-Test4 of
+# the Protocol Buffers comparison. Nothing is generated here.
+#
+# Each workload gives:
+#   value  the Ruby value of <id>.msgpack (decoded by msgpack-ruby, the peer, not by mpk)
+#   json   the Ruby value of <id>.json (bin values are base64 strings there: JSON has no binary)
+#   proto  the protobuf message's full name (seed.Test1, mpkbench.Image, ...) or nil, and pb the
+#          bytes of <id>.pb (protoc's own encoding)
 require "json"
 
-BENCH_DATA = File.expand_path("../../../shared/bench-data", __dir__) unless defined?(BENCH_DATA)
+BENCH_WORKLOADS_DIR = (ENV["MPK_BENCH_WORKLOADS"] || File.expand_path("../../build/bench-workloads", __dir__)).freeze
+BENCH_WORKLOAD_IDS = %w[rb_twitter rb_image rb_integers rb_geojson rb_model3d twitter citm_catalog canada
+                        test1 test2 test3 test4].freeze
 
-# ------------------------------------------------------------------------------------------------
-# Datasets: the ruby-serializers set the seed used, the nativejson-benchmark files when present
-# (else generated look-alikes), and the Protocol Buffers comparison's Test1-Test4 messages.
-# ------------------------------------------------------------------------------------------------
+BenchWorkload = Struct.new(:id, :title, :seed, :value, :msgpack, :json, :json_text, :proto, :pb, keyword_init: true)
 
-def rng_str(r, n, alphabet = ("a".."z").to_a + [" "])
-  Array.new(n) { alphabet.sample(random: r) }.join
-end
-
-def tweet(r, i)
-  { "created_at" => "Sun Aug 31 00:29:15 +0000 2014", "id" => 505_874_924_095_815_681 + i,
-    "id_str" => (505_874_924_095_815_681 + i).to_s, "text" => rng_str(r, r.rand(20..140)),
-    "source" => "<a href=\"https://mobile.twitter.com\" rel=\"nofollow\">Twitter Web App</a>",
-    "truncated" => false, "in_reply_to_status_id" => nil,
-    "user" => { "id" => r.rand(1..2**40), "name" => rng_str(r, 12), "screen_name" => rng_str(r, 10),
-                "location" => rng_str(r, 15), "description" => rng_str(r, r.rand(0..160)),
-                "followers_count" => r.rand(0..100_000), "friends_count" => r.rand(0..5000),
-                "verified" => false, "profile_image_url" => "http://pbs.twimg.com/profile_images/#{r.rand(10**9)}/x.jpeg" },
-    "entities" => { "hashtags" => [], "urls" => [], "user_mentions" => [{ "screen_name" => rng_str(r, 8), "id" => r.rand(2**31) }] },
-    "retweet_count" => r.rand(0..1000), "favorite_count" => r.rand(0..1000), "favorited" => false,
-    "retweeted" => false, "lang" => "en" }
-end
-
-def load_or_generate(name)
-  path = File.join(BENCH_DATA, "#{name}.json")
-  return [JSON.parse(File.read(path)), "file"] if File.exist?(path)
-  r = Random.new(name.sum)
-  value = case name
-          when "twitter" then { "statuses" => Array.new(100) { |i| tweet(r, i) }, "search_metadata" => { "count" => 100 } }
-          when "canada"
-            rings = Array.new(480) { Array.new(r.rand(50..2000)) { [r.rand(-141.0..-52.0), r.rand(41.0..83.0)] } }
-            { "type" => "FeatureCollection", "features" => [{ "type" => "Feature", "geometry" => { "type" => "Polygon", "coordinates" => rings } }] }
-          else Array.new(10_000) { rng_str(r, [0, 3, 8, 12, 20, 40, 80].sample(random: r)) }
-          end
-  [value, "generated look-alike"]
-end
-
-def datasets
-  r = Random.new(20_261_122)
-  out = []
-  out << ["Twitter API response (seed)", { "statuses" => Array.new(20) { |i| tweet(r, i) } }, "generated"]
-  out << ["image record (seed)", { "id" => 42, "name" => "photo.jpg", "width" => 640, "height" => 480,
-                                  "tags" => %w[cat sofa], "created" => 1_700_000_000, "data" => r.bytes(6 * 1024) }, "generated"]
-  out << ["integer array (seed)", Array.new(10_000) { r.rand(-2**31..2**31) }, "generated"]
-  out << ["GeoJSON (seed)", { "type" => "FeatureCollection", "features" => Array.new(50) do |i|
-    { "type" => "Feature", "properties" => { "name" => "f#{i}", "pop" => r.rand(10**6) },
-      "geometry" => { "type" => "Polygon", "coordinates" => [Array.new(20) { [r.rand * 360 - 180, r.rand * 180 - 90] }] } }
-  end }, "generated"]
-  out << ["3D model (seed)", { "name" => "mesh", "vertices" => Array.new(3 * 5000) { r.rand * 100 - 50 },
-                               "normals" => Array.new(3 * 5000) { r.rand * 2 - 1 }, "faces" => Array.new(3 * 9000) { r.rand(5000) } }, "generated"]
-  %w[twitter citm_catalog canada].each do |name|
-    value, source = load_or_generate(name)
-    out << ["#{name}.json", value, source]
+# The workloads of BENCH_WORKLOAD_IDS found in the manifest (all of them once `make bench-workloads`
+# ran), in that order; aborts with the command to run when the manifest is missing.
+def bench_workloads(only: nil)
+  require "msgpack"
+  manifest = File.join(BENCH_WORKLOADS_DIR, "manifest.json")
+  abort "bench: #{manifest} is missing; run `make bench-workloads` first" unless File.exist?(manifest)
+  by_id = JSON.parse(File.read(manifest))["workloads"].to_h { |w| [w["id"], w] }
+  BENCH_WORKLOAD_IDS.filter_map do |id|
+    w = by_id[id] or next
+    next if only && !id.include?(only) && !w["title"].include?(only)
+    file = ->(kind) { (f = w["files"][kind]) && File.join(BENCH_WORKLOADS_DIR, f) }
+    packed = File.binread(file.("msgpack"))
+    json_text = file.("json") && File.exist?(file.("json")) ? File.read(file.("json"), encoding: "UTF-8") : nil
+    pb = file.("pb") && File.exist?(file.("pb")) ? File.binread(file.("pb")) : nil
+    BenchWorkload.new(id: id, title: w["title"], seed: w["seed"], value: MessagePack.unpack(packed), msgpack: packed,
+                      json: json_text && JSON.parse(json_text), json_text: json_text, proto: pb && w["proto"], pb: pb)
   end
-  out << ["Test1 {a: 150}", { "a" => 150 }, "protobuf comparison"]
-  out << ["Test2 {b: \"testing\"}", { "b" => "testing" }, "protobuf comparison"]
-  out << ["Test3 {c: {a: 150}}", { "c" => { "a" => 150 } }, "protobuf comparison"]
-  out << ["Test4 {d: [3, 270, 86942]}", { "d" => [3, 270, 86_942] }, "protobuf comparison"]
-  out
 end
 
+# [[label, value]] for icount.rb: the workloads' MessagePack values.
+def datasets
+  bench_workloads.map { |w| ["#{w.id}: #{w.title}", w.value, w.seed] }
+end

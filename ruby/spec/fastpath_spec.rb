@@ -83,3 +83,283 @@ RSpec.describe "fast paths" do
     expect(back).to eq([h] * 20)
   end
 end
+
+RSpec.describe "fast paths when packing" do
+  it "decodes flonums itself on this platform (64-bit CRuby)" do
+    x = 1.5
+    flonums = x.equal?(x * 1.0) # flonums are immediates: the same value is the same object
+    expect(MPK._flonum_inline?).to eq(flonums)
+  end
+
+  it "packs every Float bit for bit, flonums and heap Floats alike" do
+    r = Random.new(42)
+    floats = [0.0, -0.0, 1.0, -1.5, 0.1, 1e300, -1e-300, 5e-324, Float::INFINITY, -Float::INFINITY,
+              Float::MAX, Float::MIN, 2.0**-255, 2.0**256, 1.7976931348623157e308] +
+             Array.new(2000) { [r.bytes(8)].pack("a8").unpack1("E") }.reject(&:nan?) +
+             Array.new(500) { (r.rand - 0.5) * 10.0**r.rand(-20..20) }
+    floats.each_slice(100) do |chunk|
+      expect(MPK.pack(chunk)).to eq(MessagePack.pack(chunk))
+      expect(MPK.pack({ "k" => chunk[0], "l" => chunk })).to eq(MessagePack.pack({ "k" => chunk[0], "l" => chunk }))
+    end
+    floats.first(50).each { |f| expect(MPK.pack(f)).to eq([0xcb, f].pack("CG")) }
+    nan = MPK.unpack(MPK.pack(Float::NAN))
+    expect(nan).to be_nan
+  end
+
+  it "writes every str length around the fixstr limit the same, in all buffer positions" do
+    text = "abcdefghijklmnopqrstuvwxyzé0123456789ABCDEFGHIJ"
+    (0..text.size).each do |n|
+      s = text[0, n]
+      (0..40).each do |pad| # shifts the room left in the packer's buffer
+        v = ["x" * pad, { s => s }, s, s.to_sym]
+        expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+      end
+    end
+  end
+end
+
+RSpec.describe "containers inside containers" do
+  class FastPathArray < Array; end
+  class FastPathHash < Hash; end
+  class FastPathString < String; end
+  class FastPathMsg
+    def to_msgpack(pk) = pk.write("custom")
+  end
+
+  it "packs plain nested Arrays and Hashes like msgpack-ruby" do
+    v = [[1.5, [2, [3.25, "x"]]], { "a" => { "b" => [[]] } }, [{ "c" => [{}] }], { "d" => [[-1, nil]] }]
+    expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+  end
+
+  it "sends Array and Hash subclasses inside containers to their registered types" do
+    f = MPK::Factory.new
+    f.register_type(1, FastPathArray, packer: ->(a) { "A#{a.size}" }, unpacker: ->(s) { s })
+    f.register_type(2, FastPathHash, packer: ->(h) { "H#{h.size}" }, unpacker: ->(s) { s })
+    f.register_type(3, FastPathString, packer: ->(s) { "S#{s}" }, unpacker: ->(s) { s })
+    v = [FastPathArray[1, 2], { "k" => FastPathHash[1, 2], "s" => FastPathString.new("q") }, [[FastPathArray[]]]]
+    expect(f.load(f.dump(v))).to eq(["A2", { "k" => "H1", "s" => "Sq" }, [["A0"]]])
+  end
+
+  it "packs unregistered subclasses as their core type, and calls to_msgpack inside containers" do
+    h = FastPathHash.new { |hh, k| hh[k] = 0 } # a default proc is not packed
+    h["a"] = 1
+    v = [FastPathArray[1, [2]], { "h" => h, "m" => FastPathMsg.new, "s" => FastPathString.new("z") }]
+    expect(MPK.unpack(MPK.pack(v))).to eq([[1, [2]], { "h" => { "a" => 1 }, "m" => "custom", "s" => "z" }])
+  end
+
+  it "reports the path of a bad value deep in nested containers" do
+    v = [[1, [2, { "k" => [Object.new] }]]]
+    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[0\]\[1\]\[1\]\["k"\]\[0\]/)
+  end
+
+  it "counts depth through the direct calls" do
+    deep = [1]
+    1100.times { deep = [deep] }
+    expect { MPK.pack(deep) }.to raise_error(MPK::StackError)
+    deeph = { "a" => 1 }
+    1100.times { deeph = { "a" => deeph } }
+    expect { MPK.pack(deeph) }.to raise_error(MPK::StackError)
+    ok = [1]
+    1000.times { ok = [ok] }
+    expect(MPK.unpack(MPK.pack(ok))).to eq(ok)
+  end
+end
+
+# hash_each_direct (ext/mpk/rb_packer.c) reads CRuby 3.1's Hash tables itself; MPK._hash_direct = false
+# sends every Hash through rb_hash_foreach, the general path.
+RSpec.describe "Hash pairs read from the tables" do
+  def with_hash_direct(on)
+    MPK._hash_direct = on
+    yield
+  ensure
+    MPK._hash_direct = true
+  end
+
+  it "is on for CRuby 3.1 (the layouts it knows), off elsewhere" do
+    expect(MPK._hash_direct?).to eq(RUBY_ENGINE == "ruby" && RUBY_VERSION.start_with?("3.1."))
+    with_hash_direct(false) { expect(MPK._hash_direct?).to be(false) }
+    expect(MPK._hash_direct?).to eq(RUBY_VERSION.start_with?("3.1."))
+  end
+
+  it "packs Hashes of every size, with deleted and re-inserted pairs, like rb_hash_foreach and msgpack-ruby" do
+    r = Random.new(7)
+    (0..40).each do |size|
+      3.times do
+        h = {}
+        size.times { |i| h[i.even? ? "k#{i}" : i * 3] = [i, "v" * r.rand(0..40), 1.5 * i, nil, [i]][r.rand(5)] }
+        h.keys.sample(r.rand(0..[size, 5].min), random: r).each { |k| h.delete(k) }
+        h["late"] = true if r.rand(2) == 1
+        h.compare_by_identity if size == 20
+        v = [h, { "in" => h }, [h, h]]
+        direct = MPK.pack(v)
+        expect(with_hash_direct(false) { MPK.pack(v) }).to eq(direct)
+        expect(direct).to eq(MessagePack.pack(v))
+        expect(MPK.unpack(direct)).to eq(v) unless h.compare_by_identity?
+      end
+    end
+  end
+
+  # a to_msgpack that changes the Hash being packed
+  class HashChanger
+    def initialize(&blk) = @blk = blk
+    def to_msgpack(pk)
+      @blk.call
+      pk.write(0)
+    end
+  end
+
+  [3, 20].each do |size|
+    [true, false].each do |direct|
+      it "raises, reading nothing stale, when a callback adds or deletes pairs (#{size} pairs, direct: #{direct})" do
+        with_hash_direct(direct) do
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { 30.times { |i| h["new#{i}"] = i } }
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /hash/i)
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { h.delete("z") } # a pair not packed yet
+          h["z"] = 1
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /Hash changed/)
+          h = (1..size).to_h { |i| ["k#{i}", i] }
+          h["cb"] = HashChanger.new { h.clear; GC.start; GC.compact if GC.respond_to?(:compact) }
+          h["z"] = 1
+          expect { MPK.pack(h) }.to raise_error(RuntimeError, /Hash changed/)
+        end
+      end
+    end
+  end
+
+  it "packs a Hash whose callbacks change only values, or freeze it, without complaint" do
+    h = { "a" => 1, "b" => 2 }
+    # GC.start moves a young Hash's pairs out of CRuby 3.1's transient heap; the new small Hashes
+    # then reuse that memory, so pairs read from the old place would be wrong
+    h["cb"] = HashChanger.new { h["a"] = 5; GC.start; @junk = Array.new(2000) { |i| { "x" => i, "y" => -i } } }
+    h["z"] = "last"
+    expect(MPK.pack(h)).to eq(MessagePack.pack({ "a" => 1, "b" => 2, "cb" => 0, "z" => "last" }))
+    g = (1..20).to_h { |i| ["k#{i}", i] }
+    g["cb"] = HashChanger.new { g.freeze }
+    g["z"] = 1
+    expect(MPK.unpack(MPK.pack(g))).to eq(g.merge("cb" => 0))
+  end
+end
+
+# pack_number_tuple (ext/mpk/rb_packer.c): short Arrays of Fixnums and flonums inside containers.
+RSpec.describe "short number Arrays inside containers" do
+  it "packs every length and every kind of element at every position like msgpack-ruby" do
+    others = [1e300 * 10, 2**63 + 5, -2**40, "s", nil, true, :sym, [1.5], {}, 0.1, -7]
+    (0..17).each do |n|
+      base = Array.new(n) { |i| i.even? ? i * 0.25 : -i }
+      ([nil] + others).each do |other|
+        (0...[n, 1].max).each do |at|
+          t = base.dup
+          t[at] = other if other && n.positive?
+          v = [t, { "k" => t }, [[t, t]]]
+          expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+        end
+      end
+    end
+  end
+
+  it "keeps the depth limit and the output buffer right through them" do
+    ok = [1.5, 2]
+    1022.times { ok = [ok] }
+    expect(MPK.unpack(MPK.pack(ok))).to eq(ok)
+    deep = [1.5, 2]
+    1024.times { deep = [deep] }
+    expect { MPK.pack(deep) }.to raise_error(MPK::StackError)
+    # tuples across the output's growth boundaries, in a Packer and through MPK.pack
+    pairs = Array.new(5000) { |i| [i * 0.5, -i, i] }
+    expect(MPK.pack(pairs)).to eq(MessagePack.pack(pairs))
+    pk = MPK::Packer.new
+    pairs.each_slice(7) { |s| pk.write(s) }
+    expect(pk.to_s).to eq(pairs.each_slice(7).map { |s| MessagePack.pack(s) }.join.b)
+  end
+end
+
+# pack_scratch (ext/mpk/rb_packer.c): MPK.pack's first 4 KiB are on its C stack.
+RSpec.describe "MPK.pack's scratch buffer" do
+  class KeepsPacker
+    class << self
+      attr_accessor :kept
+    end
+    def initialize(payload) = @payload = payload
+    def to_msgpack(pk)
+      KeepsPacker.kept = pk
+      pk.write(@payload)
+    end
+  end
+
+  it "gives outputs of every size around 4 KiB and the embedded-String size their exact bytes" do
+    [0, 1, 20, 21, 22, 23, 24, 100, 4090, 4093, 4094, 4095, 4096, 4097, 5000, 20_000].each do |n|
+      [["x" * n], ["x" * n, { "a" => [1.5] * 3 }], "y".b * n].each do |v|
+        out = MPK.pack(v)
+        expect(out).to eq(MessagePack.pack(v))
+        expect(out.encoding).to eq(Encoding::BINARY)
+        expect(out).not_to be_frozen
+      end
+    end
+  end
+
+  it "never lets Ruby code keep the scratch: a packer kept by to_msgpack still works afterwards" do
+    v = [1, KeepsPacker.new("inner"), 2]
+    expect(MPK.pack(v)).to eq("\x93\x01\xa5inner\x02".b)
+    kept = KeepsPacker.kept
+    expect(kept).to be_a(MPK::Packer)
+    # MPK.pack took its output away; the C stack the scratch lived on is reused by these calls,
+    # and the kept packer, with a buffer of its own, is empty and usable
+    100.times { MPK.pack(["z" * 3000, { "q" => [2.5, 3] }]) }
+    expect(kept.to_s).to eq("")
+    kept.write(3).write("w" * 5000)
+    expect(kept.to_s).to eq("\x03".b + MessagePack.pack("w" * 5000))
+  end
+
+  it "leaves nothing reachable that points at the scratch when a pack raises" do
+    20.times { expect { MPK.pack(["a" * 100, Object.new]) }.to raise_error(MPK::UnsupportedTypeError) }
+    expect(ObjectSpace.each_object(MPK::Packer).all? { |pk| pk.to_s.is_a?(String) }).to be(true)
+    GC.start
+    expect(MPK.pack(["b" * 10])).to eq(MessagePack.pack(["b" * 10]))
+  end
+end
+
+require "objspace"
+
+# share_tail (ext/mpk/rb_mpk.c): a str/bin of 256 bytes or more that ends where MPK.unpack's input
+# ends is a copy-on-write substring of the input.
+RSpec.describe "strs and bins at the end of the input" do
+  it "gives the same values, encodings and independent Strings at and around the 256-byte limit" do
+    [255, 256, 257, 1000, 70_000].each do |n|
+      bin = Random.new(n).bytes(n)
+      str = ("é" * n)[0, n / 2] + "z" * (n - (n / 2) * 2)
+      [[1, bin], [str], { "k" => bin }, [bin, 1], [str, nil], bin, str].each do |v|
+        input = MessagePack.pack(v)
+        [input, input.dup.force_encoding("UTF-8"), input.dup.freeze].each do |src|
+          out = MPK.unpack(src)
+          expect(out).to eq(v)
+          last = out.is_a?(Array) ? out.find { |x| x.is_a?(String) } : out.is_a?(Hash) ? out["k"] : out
+          expect(last.encoding).to eq(v.is_a?(Hash) || [bin, [1, bin], [bin, 1]].include?(v) ? Encoding::BINARY : Encoding::UTF_8)
+          expect(last).not_to be_frozen
+          # shared (no bytes of its own) exactly when it is last and 256 bytes or more
+          shared = n >= 256 && !(v.is_a?(Array) && !v.last.is_a?(String))
+          expect(ObjectSpace.memsize_of(last) < 200).to eq(shared), "#{n} #{v.class} #{v.is_a?(Array) ? v.map(&:class) : ''}"
+          # the two Strings do not change each other
+          before = src.dup
+          last << "tail" << "\x00"
+          expect(src).to eq(before)
+          src2 = input.dup
+          out2 = MPK.unpack(src2)
+          src2.replace("changed")
+          expect(out2).to eq(v)
+        end
+      end
+    end
+  end
+
+  it "keeps freeze, symbolize_keys and the Unpacker's own copies as they were" do
+    bin = "b".b * 300
+    expect(MPK.unpack(MessagePack.pack([bin]), freeze: true)[0]).to be_frozen
+    u = MPK::Unpacker.new
+    data = MessagePack.pack([bin])
+    u.feed(data)
+    data.replace("x")
+    expect(u.read).to eq([bin])
+  end
+end

@@ -8,6 +8,23 @@
 
 #include <mpk.h>
 
+/* RB_MPK_ASAN_DEAD_STACK(): for the AddressSanitizer build only (`make test-ruby-asan`); nothing
+ * otherwise. CRuby raises with __builtin_longjmp, which ASan does not intercept, so when an exception
+ * leaves our (instrumented) functions their frames' redzones stay poisoned in the shadow memory
+ * (instrumented code poisons redzones on entry and clears them on return, which a longjmp skips). A
+ * later call on that thread whose locals land where a stale redzone lies is then reported as an
+ * invalid stack store, and ASan aborts while describing it ("CHECK failed: asan_thread.cpp:371
+ * ... kCurrentStackFrameMagic"): the abort stream_server_spec hit once the packer's frame sizes
+ * changed, on a store into rb_mpk_decode's own local. The macro unpoisons the stack below the
+ * caller's frame -- dead memory, as ASan itself does before a noreturn call -- at each place where
+ * Ruby enters the codec or gets control back from Ruby code (callbacks, IO). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define RB_MPK_ASAN_DEAD_STACK() __asan_handle_no_return()
+#else
+#define RB_MPK_ASAN_DEAD_STACK() ((void)0)
+#endif
+
 /* Containers nested deeper than this are refused when packing (the C stack is the packer's
  * recursion stack); the same number as the decoders' default depth limit. */
 #define RB_MPK_PACK_DEPTH 1024

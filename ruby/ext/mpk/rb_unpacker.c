@@ -142,6 +142,7 @@ static void raise_sticky(unpacker *u) { rb_mpk_raise_decode(u->err, u->err_at); 
 /* 1 when a complete value starts at head; 0 when the bytes so far end inside one (or there are
  * none); raises the stream's error once the values before it have been taken. */
 static int next_ready(unpacker *u) {
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby entered the codec or Ruby code ran (IO reads, blocks) */
     if (u->ready) return 1;
     if (u->err != MPK_OK) raise_sticky(u);
     for (;;) {
@@ -184,6 +185,7 @@ static VALUE io_read_call(VALUE p) {
 static int read_io(unpacker *u) {
     if (NIL_P(u->io)) return 0;
     VALUE s = rb_rescue2(io_read_call, (VALUE)u, rescue_eof, Qnil, rb_eEOFError, (VALUE)0);
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran (and an EOFError may have unwound io_read_call) */
     if (NIL_P(s)) return 0;
     StringValue(s);
     if (RSTRING_LEN(s) == 0) return read_io(u);
@@ -246,6 +248,7 @@ static VALUE decode_done(VALUE p) {
 
 /* Takes the ready value off the front and decodes it (or just drops it when skipping). */
 static VALUE take_value(unpacker *u, int skip) {
+    RB_MPK_ASAN_DEAD_STACK(); /* Ruby entered the codec or Ruby code ran (IO reads, blocks) */
     decode_args a = {u, Qnil, u->buf + u->head, u->ready_len, u->base + u->head};
     consume_value(u); /* a value whose callback raises is not read again */
     if (skip) return Qnil;
