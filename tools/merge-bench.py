@@ -548,7 +548,7 @@ def seed_tables(sides):
             "The seed (msgpack-ruby v5's release notes): a packer that owns its buffer packed their integer array 5× faster. "
             "Today, integer array pack, msgpack-ruby / mpk: "]
     rb = sides.get("ruby")
-    a, b = r(rb, "integer array (seed)", "encode", library="msgpack-ruby"), r(rb, "integer array (seed)", "encode", library="mpk")
+    a, b = r(rb, "rb_integers", "encode", library="msgpack-ruby"), r(rb, "rb_integers", "encode", library="mpk")
     out[-1] += (ratio(a, b) if a and b else "not measured (no `bench/results/ruby.*` yet)") + "."
     # C
     c = sides.get("c")
