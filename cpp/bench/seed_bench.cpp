@@ -34,6 +34,11 @@
 #include <rapidjson/writer.h>
 #endif
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define MPK_BENCH_HAVE_CALLGRIND 1
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -100,11 +105,23 @@ std::uint64_t touch(const mpkbench::ProductList &t) {
     return n + (n ? touch(t.products(t.products_size() - 1)) : 0);
 }
 
+// --profile LIB:OP (cpp/bench/callgrind.py): only that library runs, and under callgrind
+// (--collect-atstart=no) only its timed loops of OP (1 encode, 2 decode) are counted.
+int g_profile_op = 0;
+
 template <class F>
-double seconds_of(F &&fn) {
+double seconds_of(int op, F &&fn) {
+#ifdef MPK_BENCH_HAVE_CALLGRIND
+    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
+#endif
     auto t0 = std::chrono::steady_clock::now();
     fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#ifdef MPK_BENCH_HAVE_CALLGRIND
+    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
+#endif
+    (void)op;
+    return s;
 }
 
 struct cell {
@@ -127,10 +144,10 @@ cell run_mpk(std::size_t n, const T &msg) {
         for (std::size_t i = 0; i < n; i++) w.write(msg);
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     if (!w.ok()) std::abort();
     c.bytes = w.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         mpk::reader r(w.bytes());
         T t;
         std::uint64_t sum = 0;
@@ -154,9 +171,9 @@ cell run_msgpack(std::size_t n, const T &msg, bool fast) {
         for (std::size_t i = 0; i < n; i++) msgpack::pack(buf, msg);
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     c.bytes = buf.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         std::size_t off = 0;
         std::uint64_t sum = 0;
         T t;
@@ -197,9 +214,9 @@ cell run_protobuf(std::size_t n, const T &msg) {
         }
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     c.bytes = buf.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         google::protobuf::io::ArrayInputStream ais(buf.data(), static_cast<int>(buf.size()));
         google::protobuf::io::CodedInputStream cis(&ais);
         cis.SetTotalBytesLimit(INT32_MAX);
@@ -270,9 +287,9 @@ cell run_json(std::size_t n, Write write_one, Read read_one) {
         }
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     c.bytes = sb.GetSize();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         rapidjson::StringStream ss(sb.GetString());
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < n; i++) {
@@ -292,7 +309,7 @@ cell run_json(std::size_t n, Write write_one, Read read_one) {
 cell corpus_mpk(const std::vector<std::byte> &bytes, std::size_t reps) {
     cell c;
     mpk::document doc;
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < reps; i++) sum += doc.parse(bytes).size();
         g_sink = sum;
@@ -306,7 +323,7 @@ cell corpus_mpk(const std::vector<std::byte> &bytes, std::size_t reps) {
         }
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     if (!w.ok()) std::abort();
     c.bytes = w.size() * reps; // cells count the bytes of all messages
     return c;
@@ -316,7 +333,7 @@ cell corpus_msgpack(const std::vector<std::byte> &bytes, std::size_t reps) {
     cell c;
     auto data = reinterpret_cast<const char *>(bytes.data());
     auto ref = [](msgpack::type::object_type, std::size_t, void *) { return true; };
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         msgpack::zone z;
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < reps; i++) {
@@ -340,7 +357,7 @@ cell corpus_msgpack(const std::vector<std::byte> &bytes, std::size_t reps) {
         }
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     c.bytes = sb.size() * reps;
     return c;
 }
@@ -348,7 +365,7 @@ cell corpus_msgpack(const std::vector<std::byte> &bytes, std::size_t reps) {
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
 cell corpus_json(const std::string &text, std::size_t reps) {
     cell c;
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < reps; i++) {
             rapidjson::Document d;
@@ -370,7 +387,7 @@ cell corpus_json(const std::string &text, std::size_t reps) {
         }
     };
     ser();
-    c.ser = seconds_of(ser);
+    c.ser = seconds_of(1, ser);
     c.bytes = sb.GetSize() * reps;
     return c;
 }
@@ -440,6 +457,9 @@ int main(int argc, char **argv) {
     bool quick = false;
     std::string data = "build/bench-workloads", md_path, json_path;
     std::vector<std::string> env;
+    std::string only;        // --only test3,product: just these workloads (for profiling)
+    std::string profile_lib; // --profile mpk:encode (see g_profile_op)
+    std::size_t count = 0;   // --count N: every workload's message count (corpora: documents)
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         bool has = i + 1 < argc;
@@ -449,8 +469,16 @@ int main(int argc, char **argv) {
         else if (a == "--md" && has) md_path = argv[++i];
         else if (a == "--json" && has) json_path = argv[++i];
         else if (a == "--env" && has) env.push_back(argv[++i]);
+        else if (a == "--only" && has) only = std::string(",") + argv[++i] + ",";
+        else if (a == "--count" && has) count = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--profile" && has) {
+            std::string p = argv[++i];
+            auto colon = p.find(':');
+            profile_lib = p.substr(0, colon);
+            g_profile_op = colon != std::string::npos && p.substr(colon + 1) == "decode" ? 2 : 1;
+        }
         else {
-            std::fprintf(stderr, "usage: mpk_cpp_bench [--runs N] [--quick] [--data DIR] [--md FILE] [--json FILE] [--env TEXT]...\n");
+            std::fprintf(stderr, "usage: mpk_cpp_bench [--runs N] [--quick] [--data DIR] [--md FILE] [--json FILE] [--env TEXT]... [--only ID,ID] [--count N] [--profile LIB:encode|decode]\n");
             return 2;
         }
     }
@@ -458,8 +486,10 @@ int main(int argc, char **argv) {
     if (runs < 1) runs = 1;
     // QUICK: one eighth of the counts (a first look, not figures to quote).
     const unsigned shift = quick ? 3 : 0;
-    const std::size_t small = (std::size_t{1} << 23) >> shift, large = (std::size_t{1} << 15) >> shift,
-                      mid = (std::size_t{1} << 20) >> shift, list = (std::size_t{1} << 12) >> shift;
+    const std::size_t small = count ? count : (std::size_t{1} << 23) >> shift, large = count ? count : (std::size_t{1} << 15) >> shift,
+                      mid = count ? count : (std::size_t{1} << 20) >> shift, list = count ? count : (std::size_t{1} << 12) >> shift;
+    // LIB names for --profile: mpk, cxxdoc, cxxfast, protobuf, json.
+    auto wanted = [&](const char *lib) { return profile_lib.empty() || profile_lib == lib; };
 
     // The Go seed's Product and the list of 100, from the common workloads (checked: mpk's
     // encoding of what it decoded is the file, byte for byte).
@@ -490,15 +520,19 @@ int main(int argc, char **argv) {
     std::vector<row> rows;
     auto typed = [&](const char *wl, const char *title, std::size_t n, auto &mm, auto &cm, auto &pm, [[maybe_unused]] auto jw,
                      [[maybe_unused]] auto jr) {
+        if (!only.empty() && only.find(std::string(",") + wl + ",") == std::string::npos) return;
         row r{wl, title, "typed", n, {}};
-        r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return run_mpk(n, mm); })});
-        r.libs.push_back({"msgpack-cxx documented", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, false); })});
-        r.libs.push_back({"msgpack-cxx zone+raw_ref", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, true); })});
-        r.libs.push_back({"protobuf " + std::to_string(GOOGLE_PROTOBUF_VERSION / 1000000) + "." +
-                              std::to_string(GOOGLE_PROTOBUF_VERSION / 1000 % 1000),
-                          "protobuf", repeat(runs, [&] { return run_protobuf(n, pm); })});
+        if (wanted("mpk")) r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return run_mpk(n, mm); })});
+        if (wanted("cxxdoc"))
+            r.libs.push_back({"msgpack-cxx documented", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, false); })});
+        if (wanted("cxxfast"))
+            r.libs.push_back({"msgpack-cxx zone+raw_ref", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, true); })});
+        if (wanted("protobuf"))
+            r.libs.push_back({"protobuf " + std::to_string(GOOGLE_PROTOBUF_VERSION / 1000000) + "." +
+                                  std::to_string(GOOGLE_PROTOBUF_VERSION / 1000 % 1000),
+                              "protobuf", repeat(runs, [&] { return run_protobuf(n, pm); })});
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
-        r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return run_json(n, jw, jr); })});
+        if (wanted("json")) r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return run_json(n, jw, jr); })});
 #endif
         std::fprintf(stderr, "  %s done\n", title);
         rows.push_back(std::move(r));
@@ -540,19 +574,23 @@ int main(int argc, char **argv) {
     // The schemaless corpora: decode into each library's tree and encode the tree back.
     std::vector<row> corpora;
     for (const char *id : {"twitter", "citm_catalog", "canada"}) {
+        if (!only.empty() && only.find(std::string(",") + id + ",") == std::string::npos) continue;
         auto bytes = read_bytes(data + "/" + id + ".msgpack");
         // About 64 MB of MessagePack per cell (8 MB under QUICK), at least 5 documents.
-        std::size_t reps = std::max<std::size_t>(5, ((std::size_t{64} << 20) >> shift) / bytes.size());
+        std::size_t reps = count ? count : std::max<std::size_t>(5, ((std::size_t{64} << 20) >> shift) / bytes.size());
         row r{id, id, "", reps, {}};
-        r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return corpus_mpk(bytes, reps); })});
-        r.libs.push_back({"msgpack-cxx zone+ref", "msgpack", repeat(runs, [&] { return corpus_msgpack(bytes, reps); })});
+        if (wanted("mpk")) r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return corpus_mpk(bytes, reps); })});
+        if (wanted("cxxfast"))
+            r.libs.push_back({"msgpack-cxx zone+ref", "msgpack", repeat(runs, [&] { return corpus_msgpack(bytes, reps); })});
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
         std::string text = read_file(data + "/" + id + ".json");
-        r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return corpus_json(text, reps); })});
+        if (wanted("json")) r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return corpus_json(text, reps); })});
 #endif
         std::fprintf(stderr, "  %s done\n", id);
         corpora.push_back(std::move(r));
     }
+
+    if (!profile_lib.empty()) return 0; // a profiling run: callgrind.py reads the counts
 
     // ---- the report ------------------------------------------------------------------------------
     char date[64];
