@@ -29,7 +29,8 @@ constexpr std::string_view root_name() noexcept {
 template <class T>
 writer &writer::write(const T &v) {
     codec<T>::encode(*this, v);
-    if (unwinding_) end_value(detail::root_name<T>());
+    if constexpr (detail::may_fail_v<T> && !detail::fast_field<T>::enc) // scalars and structs of scalars never fail
+        if (unwinding_) end_value(detail::root_name<T>());
     return *this;
 }
 
