@@ -226,3 +226,45 @@ TEST(Memory, HostileDeclaredLengthsStayWithinACap) {
     EXPECT_EQ(cut.error().path, "[1048574]");
 }
 #endif
+
+#if defined(__unix__) && !defined(__SANITIZE_ADDRESS__)
+// A vector of large elements filled from nils: 256 Ki nils (one byte each) would make 256 Ki
+// elements of 4097 bytes, 1 GiB. Every element is charged to the decode's allocation budget (1 MiB
+// plus 256 bytes per input byte, about 65 MiB here), so the decode stops with length_limit at the
+// vector's head inside a 256 MiB cap instead of running out of memory.
+namespace {
+using Big = std::vector<std::optional<std::array<char, 4096>>>;
+struct Holder {
+    Big items;
+    MPK_FIELDS(items)
+};
+} // namespace
+
+TEST(Memory, LargeElementsFromNilsAreChargedToTheBudget) {
+    std::vector<std::byte> in = hex("dd00040000");
+    in.resize(in.size() + (1u << 18), std::byte{0xc0});
+    int status = in_capped_child(256, [&] {
+        auto r = mpk::try_unpack<Big>(in);
+        if (r.ok()) return 0;
+        return r.error().offset == 0 ? static_cast<int>(r.error().kind) : 99;
+    });
+    EXPECT_EQ(status, static_cast<int>(errc::length_limit));
+    // The same elements, fewer of them: within the budget, decoded.
+    std::vector<std::byte> few = hex("dc0100");
+    few.resize(few.size() + 256, std::byte{0xc0});
+    auto ok = mpk::try_unpack<Big>(few);
+    ASSERT_TRUE(ok.ok()) << ok.error().message();
+    EXPECT_EQ(ok->size(), 256u);
+    // A budget of one's own (options::max_alloc), here too small for the 256 elements: the error
+    // is at the vector's head, with the path of the field that holds it.
+    std::vector<std::byte> held = hex("91");
+    held.insert(held.end(), few.begin(), few.end());
+    mpk::options small;
+    small.max_alloc = 100 * sizeof(Big::value_type);
+    auto refused = mpk::try_unpack<Holder>(held, small);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, errc::length_limit);
+    EXPECT_EQ(refused.error().offset, 1u);
+    EXPECT_EQ(refused.error().path, "Holder.items");
+}
+#endif

@@ -73,6 +73,20 @@ public:
         return k;
     }
 
+    /// Charges `bytes` about to be allocated for the container whose head is at `at` to the
+    /// decode's allocation budget (options::max_alloc; by default 1 MiB plus 256 bytes per input
+    /// byte). Going over is errc::length_limit at `at`; returns false then. Decoded values can be
+    /// far larger than their encoding (a nil is one byte, the std::optional<std::array<char, 4096>>
+    /// it fills 4097), so containers charge every element they append.
+    bool charge(std::size_t bytes, std::size_t at) {
+        if (bytes <= alloc_left_) {
+            alloc_left_ -= bytes;
+            return true;
+        }
+        alloc_left_ = 0;
+        return fail(errc::length_limit, at, "over the decode's allocation budget of " + std::to_string(alloc_budget_) + " bytes");
+    }
+
     mpk_reader *c() noexcept { return &r_; }
 
 private:
@@ -81,6 +95,7 @@ private:
     std::string detail_;
     detail::path_builder path_;
     std::size_t reserve_left_ = 0; // bytes reserve_count may still hand out
+    std::size_t alloc_budget_ = 0, alloc_left_ = 0; // charge(): the budget and what is left of it
 };
 
 /// What a tag holds, for error details: "str", "int -3", "array of 2".
@@ -94,6 +109,11 @@ inline decoder::decoder(bytes_view input, const options &opts) noexcept : opts_(
     mpk_reader_init(&r_, input.data(), input.size());
     constexpr std::size_t base = std::size_t{1} << 20, per_byte = 8;
     reserve_left_ = input.size() > (SIZE_MAX - base) / per_byte ? SIZE_MAX : base + per_byte * input.size();
+    constexpr std::size_t alloc_per_byte = 256;
+    alloc_budget_ = opts.max_alloc ? opts.max_alloc
+                    : input.size() > (SIZE_MAX - base) / alloc_per_byte ? SIZE_MAX
+                                                                         : base + alloc_per_byte * input.size();
+    alloc_left_ = alloc_budget_;
     mpk_reader_set_limits(&r_, &opts_.limits);
     mpk_reader_set_flags(&r_, opts_.strict_utf8 ? unsigned{MPK_FLAG_STRICT_UTF8} : 0u);
 }
