@@ -268,3 +268,55 @@ TEST(Memory, LargeElementsFromNilsAreChargedToTheBudget) {
     EXPECT_EQ(refused.error().path, "Holder.items");
 }
 #endif
+
+// std::error_code: the category, the kinds as codes, and the overloads that set one instead of
+// throwing.
+TEST(ErrorCode, CategoryKindsAndOverloads) {
+    std::error_code truncated = errc::truncated;
+    EXPECT_STREQ(truncated.category().name(), "mpk");
+    EXPECT_EQ(truncated.message(), "truncated");
+    EXPECT_EQ(truncated.value(), MPK_ERR_TRUNCATED);
+    EXPECT_EQ(std::error_code(errc::type).message(), "type");
+    EXPECT_NE(std::error_code(errc::type), std::error_code(errc::truncated));
+
+    std::error_code ec = make_error_code(errc::io); // set: the calls must clear it on success
+    auto bytes = mpk::pack(std::make_tuple(1, std::string("x")), ec);
+    EXPECT_FALSE(ec);
+    auto back = mpk::unpack<std::tuple<int, std::string>>(bytes, ec);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(std::get<1>(back), "x");
+
+    auto cut = hex("9201");
+    auto none = mpk::unpack<std::tuple<int, int>>(cut, ec);
+    EXPECT_EQ(ec, errc::truncated);
+    EXPECT_EQ(std::get<0>(none), 0);
+    std::int8_t small = 5;
+    mpk::unpack(hex("cd0100"), small, ec);
+    EXPECT_EQ(ec, errc::type);
+
+    char buf[2];
+    EXPECT_EQ(mpk::pack_into(buf, sizeof buf, std::string("hello"), ec), 0u);
+    EXPECT_EQ(ec, errc::buffer_full);
+    EXPECT_EQ(mpk::pack_into(buf, sizeof buf, 7, ec), 1u);
+    EXPECT_FALSE(ec);
+
+    auto two = hex("01c1");
+    mpk::reader r(two);
+    EXPECT_EQ(r.next<int>(ec), 1);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(r.next<int>(ec), 0);
+    EXPECT_EQ(ec, errc::invalid_byte);
+
+    mpk::document doc;
+    auto in = hex("92a161c0"); // the values' strings point into it
+    mpk::value v = doc.parse(in, ec);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(v[0].as<std::string>(ec), "a");
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(v[1].as<int>(ec), 0);
+    EXPECT_EQ(ec, errc::type);
+    EXPECT_FALSE(doc.parse(hex("92"), ec));
+    EXPECT_EQ(ec, errc::truncated);
+    // error_info::code(): empty for ok
+    EXPECT_FALSE(mpk::error_info{}.code());
+}

@@ -85,6 +85,14 @@ public:
     }
 #endif
 
+    /// Converts this sub-tree to T, or a default T with `ec` set (no exceptions).
+    template <class T>
+    T as(std::error_code &ec, const options &opts = options{}) const {
+        auto r = try_as<T>(opts);
+        ec = r.error().code();
+        return r.ok() ? std::move(*r) : T{};
+    }
+
     /// Writes this sub-tree as MessagePack (shortest form).
     void write_to(writer &w) const { mpk_node_write(n_, w.c()); }
     /// The sub-tree as JSON text (the core's mapping, c/README.md "JSON mapping").
@@ -165,6 +173,12 @@ public:
     /// Parses exactly one value filling `input` (bytes after it: errc::trailing_bytes), with the
     /// options' limits and strict UTF-8 flag. Replaces the previous tree.
     result<value> try_parse(bytes_view input, const options &opts = options{});
+    /// try_parse with a std::error_code: the root, or an absent value with `ec` set.
+    value parse(bytes_view input, std::error_code &ec, const options &opts = options{}) {
+        auto r = try_parse(input, opts);
+        ec = r.error().code();
+        return r.ok() ? *r : value();
+    }
     /// Parses JSON text (c/README.md "JSON mapping"); strings are copied into the document.
     result<value> try_parse_json(std::string_view json, const options &opts = options{});
 #if MPK_CPP_EXCEPTIONS
