@@ -573,6 +573,7 @@ struct codec<ext> {
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type == MPK_EXT) v.type = t.ext_type;
+        else if (t.type == MPK_TIMESTAMP && d.from_nodes()) return d.needs_bytes(at); // no payload bytes in a node
         else if (t.type == MPK_TIMESTAMP) v.type = -1;
         else return d.type_error(at, describe_tag(t), "mpk::ext");
         v.data = bytes_view(t.data, t.len);
@@ -594,6 +595,7 @@ struct codec<raw> {
     static void encode(writer &w, const raw &v) { mpk_write_bytes(w.c(), v.bytes.data(), v.bytes.size()); }
     static bool decode(decoder &d, raw &v) {
         std::size_t at = d.offset();
+        if (d.from_nodes()) return d.needs_bytes(at);
         if (!d.skip()) return false;
         v.bytes = bytes_view(d.input() + at, d.offset() - at);
         return true;

@@ -10,10 +10,12 @@
 //
 // Ownership: a value is a pointer to a node of its document. It is valid until that document's
 // next parse or its destruction. str/bin/ext payloads are not copied: they point into the input,
-// which must outlive the values too. as<T>() re-encodes the sub-tree into a scratch buffer owned
-// by the document and decodes T from it with the typed codecs (the same rules and errors as
-// mpk::unpack); views inside the result point into that scratch buffer, valid until the
-// document's next parse. The document keeps its node array between parses, so parsing one
+// which must outlive the values too. as<T>() converts straight from the sub-tree's nodes with the
+// typed codecs (the same rules and errors as mpk::unpack; offsets are node positions in the
+// sub-tree); views inside the result point where the nodes' payloads do (the input, or the
+// document for JSON). Only a T holding mpk::raw, or mpk::ext read from a timestamp, needs bytes:
+// then the sub-tree is re-encoded into a scratch buffer owned by the document, valid until its
+// next parse. The document keeps its node array between parses, so parsing one
 // message after another allocates only when a message is bigger than all before it.
 #ifndef MPK_CPP_VALUE_HPP
 #define MPK_CPP_VALUE_HPP
@@ -274,6 +276,15 @@ result<T> value::try_as(const options &opts) const {
         e.detail = "absent value";
         return e;
     }
+    {
+        // straight from the nodes: no re-encoding; views point where the nodes' payloads do
+        decoder d(n_, opts);
+        T v{};
+        if (codec<T>::decode(d, v) && d.finish()) return v;
+        if (!d.needs_bytes()) return d.error(detail::root_name<T>());
+    }
+    // T holds an mpk::raw or an mpk::ext read from a timestamp: those need the encoded bytes, so
+    // the sub-tree is re-encoded into a scratch buffer owned by the document and decoded from it
     std::vector<std::byte> &buf = doc_->scratch();
     mpk_writer c;
     mpk_writer_init_alloc(&c, 64, detail::grow_vector, &buf);
