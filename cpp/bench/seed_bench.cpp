@@ -1,16 +1,29 @@
-// seed_bench.cpp — the seed's C++ comparison, reproduced: Test1 {1, 2} and Test2 {-1, -2} 2^23
-// times, Test3 (8 KiB of bytes) and Test4 (all three) 2^15 times; each library serializes all
-// messages into one buffer, then deserializes them one after another into typed structs. Every
-// cell is the median of --runs runs. Libraries: mpk (typed: MPK_FIELDS structs, the bytes read as
-// a view), msgpack-cxx (the seed's MSGPACK_DEFINE structs: its documented path
-// unpack → object_handle → convert, and its fastest path, a reused zone with raw_ref), and
-// Protocol Buffers (the seed's .proto, length-delimited as in the seed).
+// seed_bench.cpp — the seed's C++ comparison, reproduced and extended (make bench-cpp).
+//
+// Typed rows: Test1 {1, 2} and Test2 {-1, -2} 2^23 times, Test3 (8 KiB of bytes) and Test4 (all
+// three) 2^15 times — the seed's counts —, the Go seed's Product 2^20 times and a list of 100
+// Products 2^12 times (bench/workloads' "product" and "products100", loaded from
+// build/bench-workloads); each library serializes all messages into one presized buffer, then
+// deserializes them one after another into typed structs. Libraries: mpk (typed: MPK_FIELDS
+// structs, bytes read as a view), msgpack-cxx (the seed's MSGPACK_DEFINE structs: its documented
+// path unpack → object_handle → convert, and its fastest path, a reused zone with raw_ref),
+// Protocol Buffers (the seed's .proto and workloads.proto, length-delimited as in the seed) and
+// RapidJSON (the same values as JSON documents, written back to back).
+//
+// Dynamic rows: twitter, citm_catalog and canada decoded into a tree and encoded back: mpk
+// through mpk::document / mpk::value, msgpack-cxx through msgpack::object (reused zone, strings
+// referenced), RapidJSON through rapidjson::Document (from the .json file).
+//
+// Every cell is the median of --runs runs; a serialization is timed on its second pass over the
+// buffer (the first one touches the pages, whose faults are not serialization). Writes the
+// tables (--md) and the sidecar rows (--json, bench/README.md "The sidecar").
 #include <mpk.hpp>
 
 #include <msgpack.hpp>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/common.h>
 
 #include "seed.pb.h"
 #include "workloads.pb.h"
@@ -21,12 +34,21 @@
 #include <rapidjson/writer.h>
 #endif
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define MPK_BENCH_HAVE_CALLGRIND 1
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <functional>
+#include <ctime>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -39,11 +61,12 @@ struct Test1 { std::uint32_t a = 1, b = 2; MPK_FIELDS(a, b) };
 struct Test2 { std::int32_t a = -1, b = -2; MPK_FIELDS(a, b) };
 struct Test3 { mpk::bytes_view data; MPK_FIELDS(data) };
 struct Test4 { Test1 test1; Test2 test2; Test3 test3; MPK_FIELDS(test1, test2, test3) };
-// The Go seed's Product (bench/workloads: the "product" workload), as a map keyed by field names.
+// The Go seed's Product (bench/workloads: "product"), a map keyed by field names.
 struct Product {
     std::int64_t id = 0; std::string name, description; std::int32_t price = 0; std::vector<std::string> colors;
     MPK_FIELDS_MAP(id, name, description, price, colors)
 };
+using Products = std::vector<Product>;
 } // namespace m
 
 // ---- msgpack-cxx (the seed's structs) -------------------------------------------------------------
@@ -56,27 +79,59 @@ struct Product {
     std::int64_t id = 0; std::string name, description; std::int32_t price = 0; std::vector<std::string> colors;
     MSGPACK_DEFINE_MAP(id, name, description, price, colors);
 };
+using Products = std::vector<Product>;
 } // namespace c
 
-double seconds_of(const std::function<void()> &fn) {
+// ---- what a deserialized message adds to the checksum (every library reads the same fields) -----
+std::uint64_t touch(const m::Test1 &t) { return t.a + t.b; }
+std::uint64_t touch(const m::Test2 &t) { return static_cast<std::uint64_t>(t.a + t.b); }
+std::uint64_t touch(const m::Test3 &t) { return t.data.size(); }
+std::uint64_t touch(const m::Test4 &t) { return t.test3.data.size() + t.test1.a; }
+std::uint64_t touch(const m::Product &t) { return static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size(); }
+std::uint64_t touch(const m::Products &t) { return t.size() + (t.empty() ? 0 : touch(t.back())); }
+std::uint64_t touch(const c::Test1 &t) { return t.a + t.b; }
+std::uint64_t touch(const c::Test2 &t) { return static_cast<std::uint64_t>(t.a + t.b); }
+std::uint64_t touch(const c::Test3 &t) { return t.data.size; }
+std::uint64_t touch(const c::Test4 &t) { return t.test3.data.size + t.test1.a; }
+std::uint64_t touch(const c::Product &t) { return static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size(); }
+std::uint64_t touch(const c::Products &t) { return t.size() + (t.empty() ? 0 : touch(t.back())); }
+std::uint64_t touch(const seed::Test1 &t) { return static_cast<std::uint64_t>(t.a() + t.b()); }
+std::uint64_t touch(const seed::Test2 &t) { return static_cast<std::uint64_t>(t.a() + t.b()); }
+std::uint64_t touch(const seed::Test3 &t) { return t.data().size(); }
+std::uint64_t touch(const seed::Test4 &t) { return t.test3().data().size() + t.test1().a(); }
+std::uint64_t touch(const mpkbench::Product &t) { return static_cast<std::uint64_t>(t.id() + t.price()) + t.name().size() + static_cast<std::uint64_t>(t.colors_size()); }
+std::uint64_t touch(const mpkbench::ProductList &t) {
+    auto n = static_cast<std::uint64_t>(t.products_size());
+    return n + (n ? touch(t.products(t.products_size() - 1)) : 0);
+}
+
+// --profile LIB:OP (cpp/bench/callgrind.py): only that library runs, and under callgrind
+// (--collect-atstart=no) only its timed loops of OP (1 encode, 2 decode) are counted.
+int g_profile_op = 0;
+
+template <class F>
+double seconds_of(int op, F &&fn) {
+#ifdef MPK_BENCH_HAVE_CALLGRIND
+    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
+#endif
     auto t0 = std::chrono::steady_clock::now();
     fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#ifdef MPK_BENCH_HAVE_CALLGRIND
+    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
+#endif
+    (void)op;
+    return s;
 }
 
 struct cell {
-    double ser = 0, des = 0;
-    std::size_t bytes = 0;
+    double ser = 0, des = 0; // seconds for all messages
+    std::size_t bytes = 0;   // all messages
 };
 
 volatile std::uint64_t g_sink;
 
 std::vector<char> g_payload(kBin, 'x');
-
-// The Go seed's Product (go/bench/values.go SampleProduct; bench/workloads/gen.py product()).
-const m::Product g_product{191919191919, "Men's Trail Running Shoe",
-                           "Lightweight trail running shoe with a breathable mesh upper and a grippy rubber outsole.", 18900,
-                           {"Black", "Forest Green", "Slate Blue"}};
 
 // ---- one message kind through one library -------------------------------------------------------
 
@@ -84,21 +139,21 @@ template <class T>
 cell run_mpk(std::size_t n, const T &msg) {
     cell c;
     mpk::writer w(n * (mpk::pack(msg).size() + 16) + 64); // every library presizes its buffer
-    c.ser = seconds_of([&] {
+    auto ser = [&] {
         w.reset();
         for (std::size_t i = 0; i < n; i++) w.write(msg);
-    });
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
+    if (!w.ok()) std::abort();
     c.bytes = w.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         mpk::reader r(w.bytes());
         T t;
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < n; i++) {
             if (!r.read(t)) std::abort();
-            if constexpr (std::is_same_v<T, m::Test1> || std::is_same_v<T, m::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
-            else if constexpr (std::is_same_v<T, m::Test3>) sum += t.data.size();
-            else if constexpr (std::is_same_v<T, m::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
-            else sum += t.test3.data.size() + static_cast<std::uint64_t>(t.test1.a);
+            sum += touch(t);
         }
         g_sink = sum;
     });
@@ -111,12 +166,14 @@ cell run_msgpack(std::size_t n, const T &msg, bool fast) {
     msgpack::sbuffer probe;
     msgpack::pack(probe, msg);
     msgpack::sbuffer buf(n * (probe.size() + 16) + 64);
-    c.ser = seconds_of([&] {
+    auto ser = [&] {
         buf.clear();
         for (std::size_t i = 0; i < n; i++) msgpack::pack(buf, msg);
-    });
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
     c.bytes = buf.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         std::size_t off = 0;
         std::uint64_t sum = 0;
         T t;
@@ -128,19 +185,13 @@ cell run_msgpack(std::size_t n, const T &msg, bool fast) {
                                                       [](msgpack::type::object_type, std::size_t, void *) { return true; });
                 obj.convert(t);
                 z.clear();
-                if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
-                else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
-                else if constexpr (std::is_same_v<T, c::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
-                else sum += t.test3.data.size + t.test1.a;
+                sum += touch(t);
             }
         } else {
             for (std::size_t i = 0; i < n; i++) {
                 msgpack::object_handle oh = msgpack::unpack(buf.data(), buf.size(), off);
                 oh.get().convert(t);
-                if constexpr (std::is_same_v<T, c::Test1> || std::is_same_v<T, c::Test2>) sum += static_cast<std::uint64_t>(t.a + t.b);
-                else if constexpr (std::is_same_v<T, c::Test3>) sum += t.data.size;
-                else if constexpr (std::is_same_v<T, c::Product>) sum += static_cast<std::uint64_t>(t.id + t.price) + t.name.size() + t.colors.size();
-                else sum += t.test3.data.size + t.test1.a;
+                sum += touch(t);
             }
         }
         g_sink = sum;
@@ -153,7 +204,7 @@ cell run_protobuf(std::size_t n, const T &msg) {
     cell c;
     std::string buf;
     buf.reserve(n * (msg.ByteSizeLong() + 16) + 64);
-    c.ser = seconds_of([&] {
+    auto ser = [&] {
         buf.clear();
         google::protobuf::io::StringOutputStream sos(&buf);
         google::protobuf::io::CodedOutputStream cos(&sos);
@@ -161,9 +212,11 @@ cell run_protobuf(std::size_t n, const T &msg) {
             cos.WriteVarint32(static_cast<std::uint32_t>(msg.ByteSizeLong()));
             msg.SerializeWithCachedSizes(&cos);
         }
-    });
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
     c.bytes = buf.size();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         google::protobuf::io::ArrayInputStream ais(buf.data(), static_cast<int>(buf.size()));
         google::protobuf::io::CodedInputStream cis(&ais);
         cis.SetTotalBytesLimit(INT32_MAX);
@@ -175,10 +228,7 @@ cell run_protobuf(std::size_t n, const T &msg) {
             auto limit = cis.PushLimit(static_cast<int>(len));
             if (!t.ParseFromCodedStream(&cis)) std::abort();
             cis.PopLimit(limit);
-            if constexpr (std::is_same_v<T, seed::Test1> || std::is_same_v<T, seed::Test2>) sum += static_cast<std::uint64_t>(t.a() + t.b());
-            else if constexpr (std::is_same_v<T, seed::Test3>) sum += t.data().size();
-            else if constexpr (std::is_same_v<T, mpkbench::Product>) sum += static_cast<std::uint64_t>(t.id() + t.price()) + t.name().size() + static_cast<std::uint64_t>(t.colors_size());
-            else sum += t.test3().data().size() + t.test1().a();
+            sum += touch(t);
         }
         g_sink = sum;
     });
@@ -187,71 +237,158 @@ cell run_protobuf(std::size_t n, const T &msg) {
 
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
 // ---- JSON (RapidJSON), the seed's question's third format ------------------------------------------
-// The same values as JSON arrays (Test1 [1,2], Test2 [-1,-2], Test3 the 8 KiB as a string of 8192
-// bytes: JSON has no binary type, Test4 the three nested), written back to back; read back one
-// document after another (kParseStopWhenDoneFlag) into a new Document each, then into the struct
-// (values read out and summed, as the other libraries' typed reads). A new Document per message is
-// RapidJSON's documented use; its pool allocator keeps nothing across parses.
-template <class Writer>
-void json_pair(Writer &w, std::int64_t a, std::int64_t b) {
+// The same values as JSON (Test1 [1,2], Test2 [-1,-2], Test3 the 8 KiB as a string of 8192 bytes:
+// JSON has no binary type, Test4 the three nested, Product an object), written back to back; read
+// back one document after another (kParseStopWhenDoneFlag) into a new Document each, then the
+// same fields read out as from the typed structs. A new Document per message is RapidJSON's
+// documented use; its pool allocator keeps nothing across parses.
+using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void json_pair(json_writer &w, std::int64_t a, std::int64_t b) {
     w.StartArray();
     w.Int64(a);
     w.Int64(b);
     w.EndArray();
 }
 
-cell run_json(std::size_t n, int which) {
+void json_str(json_writer &w, const std::string &s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+
+void json_product(json_writer &w, const m::Product &p) {
+    w.StartObject();
+    w.Key("id"); w.Int64(p.id);
+    w.Key("name"); json_str(w, p.name);
+    w.Key("description"); json_str(w, p.description);
+    w.Key("price"); w.Int(p.price);
+    w.Key("colors");
+    w.StartArray();
+    for (auto &col : p.colors) json_str(w, col);
+    w.EndArray();
+    w.EndObject();
+}
+
+std::uint64_t json_touch_product(const rapidjson::Value &d) {
+    return static_cast<std::uint64_t>(d["id"].GetInt64() + d["price"].GetInt()) + d["name"].GetStringLength() + d["colors"].Size();
+}
+
+template <class Write, class Read>
+cell run_json(std::size_t n, Write write_one, Read read_one) {
     cell c;
     rapidjson::StringBuffer sb;
-    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-    auto write_one = [&] {
-        w.Reset(sb);
-        if (which == 1) json_pair(w, 1, 2);
-        else if (which == 2) json_pair(w, -1, -2);
-        else if (which == 3) w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
-        else if (which == 5) {
-            w.StartObject();
-            w.Key("id"); w.Int64(g_product.id);
-            w.Key("name"); w.String(g_product.name.data(), static_cast<rapidjson::SizeType>(g_product.name.size()));
-            w.Key("description"); w.String(g_product.description.data(), static_cast<rapidjson::SizeType>(g_product.description.size()));
-            w.Key("price"); w.Int(g_product.price);
-            w.Key("colors");
-            w.StartArray();
-            for (auto &col : g_product.colors) w.String(col.data(), static_cast<rapidjson::SizeType>(col.size()));
-            w.EndArray();
-            w.EndObject();
-        } else {
-            w.StartArray();
-            json_pair(w, 1, 2);
-            json_pair(w, -1, -2);
-            w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
-            w.EndArray();
-        }
-    };
-    write_one();
+    json_writer w(sb);
+    write_one(w);
     std::size_t one = sb.GetSize();
     sb.Clear();
     sb.Reserve(n * (one + 16) + 64); // every library presizes its buffer
-    c.ser = seconds_of([&] {
+    auto ser = [&] {
         sb.Clear();
-        for (std::size_t i = 0; i < n; i++) write_one();
-    });
+        for (std::size_t i = 0; i < n; i++) {
+            w.Reset(sb);
+            write_one(w);
+        }
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
     c.bytes = sb.GetSize();
-    c.des = seconds_of([&] {
+    c.des = seconds_of(2, [&] {
         rapidjson::StringStream ss(sb.GetString());
         std::uint64_t sum = 0;
         for (std::size_t i = 0; i < n; i++) {
             rapidjson::Document d;
             d.ParseStream<rapidjson::kParseStopWhenDoneFlag>(ss);
             if (d.HasParseError()) std::abort();
-            if (which == 1) sum += static_cast<std::uint64_t>(d[0].GetUint() + d[1].GetUint());
-            else if (which == 2) sum += static_cast<std::uint64_t>(d[0].GetInt() + d[1].GetInt());
-            else if (which == 3) sum += d.GetStringLength();
-            else if (which == 5) sum += static_cast<std::uint64_t>(d["id"].GetInt64() + d["price"].GetInt()) + d["name"].GetStringLength() + d["colors"].Size();
-            else sum += d[2].GetStringLength() + d[0][0].GetUint() + static_cast<std::uint64_t>(d[1][1].GetInt());
+            sum += read_one(d);
         }
         g_sink = sum;
     });
+    return c;
+}
+#endif
+
+// ---- the corpora through each library's dynamic tree -------------------------------------------------
+
+cell corpus_mpk(const std::vector<std::byte> &bytes, std::size_t reps) {
+    cell c;
+    mpk::document doc;
+    c.des = seconds_of(2, [&] {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < reps; i++) sum += doc.parse(bytes).size();
+        g_sink = sum;
+    });
+    mpk::value v = doc.parse(bytes);
+    mpk::writer w(bytes.size() + 4096);
+    auto ser = [&] {
+        for (std::size_t i = 0; i < reps; i++) {
+            w.reset();
+            v.write_to(w);
+        }
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
+    if (!w.ok()) std::abort();
+    c.bytes = w.size() * reps; // cells count the bytes of all messages
+    return c;
+}
+
+cell corpus_msgpack(const std::vector<std::byte> &bytes, std::size_t reps) {
+    cell c;
+    auto data = reinterpret_cast<const char *>(bytes.data());
+    auto ref = [](msgpack::type::object_type, std::size_t, void *) { return true; };
+    c.des = seconds_of(2, [&] {
+        msgpack::zone z;
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < reps; i++) {
+            std::size_t off = 0;
+            bool referenced = false;
+            msgpack::object obj = msgpack::unpack(z, data, bytes.size(), off, referenced, ref);
+            sum += obj.type;
+            z.clear();
+        }
+        g_sink = sum;
+    });
+    msgpack::zone z;
+    std::size_t off = 0;
+    bool referenced = false;
+    msgpack::object obj = msgpack::unpack(z, data, bytes.size(), off, referenced, ref);
+    msgpack::sbuffer sb(bytes.size() + 4096);
+    auto ser = [&] {
+        for (std::size_t i = 0; i < reps; i++) {
+            sb.clear();
+            msgpack::pack(sb, obj);
+        }
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
+    c.bytes = sb.size() * reps;
+    return c;
+}
+
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+cell corpus_json(const std::string &text, std::size_t reps) {
+    cell c;
+    c.des = seconds_of(2, [&] {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < reps; i++) {
+            rapidjson::Document d;
+            d.Parse(text.data(), text.size());
+            if (d.HasParseError()) std::abort();
+            sum += d.IsObject() ? d.MemberCount() : d.Size();
+        }
+        g_sink = sum;
+    });
+    rapidjson::Document d;
+    d.Parse(text.data(), text.size());
+    rapidjson::StringBuffer sb;
+    sb.Reserve(text.size() + 4096);
+    auto ser = [&] {
+        for (std::size_t i = 0; i < reps; i++) {
+            sb.Clear();
+            json_writer w(sb);
+            d.Accept(w);
+        }
+    };
+    ser();
+    c.ser = seconds_of(1, ser);
+    c.bytes = sb.GetSize() * reps;
     return c;
 }
 #endif
@@ -277,13 +414,93 @@ cell repeat(int runs, F f) {
     return median(v);
 }
 
+std::string read_file(const std::string &path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        std::fprintf(stderr, "mpk_cpp_bench: cannot read %s (run make bench-workloads)\n", path.c_str());
+        std::exit(2);
+    }
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::vector<std::byte> read_bytes(const std::string &path) {
+    std::string s = read_file(path);
+    auto p = reinterpret_cast<const std::byte *>(s.data());
+    return {p, p + s.size()};
+}
+
+c::Product to_c(const m::Product &p) { return {p.id, p.name, p.description, p.price, p.colors}; }
+void to_pb(const m::Product &p, mpkbench::Product &out) {
+    out.set_id(p.id); out.set_name(p.name); out.set_description(p.description); out.set_price(p.price);
+    for (auto &col : p.colors) out.add_colors(col);
+}
+
+std::string json_escape(const std::string &s) {
+    std::string o;
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') o += '\\';
+        if (static_cast<unsigned char>(ch) < 0x20) continue;
+        o += ch;
+    }
+    return o;
+}
+
+struct lib_row { std::string library, kind; cell c; };
+struct row { std::string workload, title, variant; std::size_t n; std::vector<lib_row> libs; };
+
 } // namespace
 
 int main(int argc, char **argv) {
     int runs = 5;
-    for (int i = 1; i + 1 < argc; i++)
-        if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    const std::size_t small = std::size_t{1} << 23, large = std::size_t{1} << 15;
+    bool quick = false;
+    std::string data = "build/bench-workloads", md_path, json_path;
+    std::vector<std::string> env;
+    std::string only;        // --only test3,product: just these workloads (for profiling)
+    std::string profile_lib; // --profile mpk:encode (see g_profile_op)
+    std::size_t count = 0;   // --count N: every workload's message count (corpora: documents)
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        bool has = i + 1 < argc;
+        if (a == "--runs" && has) runs = std::atoi(argv[++i]);
+        else if (a == "--quick") quick = true;
+        else if (a == "--data" && has) data = argv[++i];
+        else if (a == "--md" && has) md_path = argv[++i];
+        else if (a == "--json" && has) json_path = argv[++i];
+        else if (a == "--env" && has) env.push_back(argv[++i]);
+        else if (a == "--only" && has) only = std::string(",") + argv[++i] + ",";
+        else if (a == "--count" && has) count = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--profile" && has) {
+            std::string p = argv[++i];
+            auto colon = p.find(':');
+            profile_lib = p.substr(0, colon);
+            g_profile_op = colon != std::string::npos && p.substr(colon + 1) == "decode" ? 2 : 1;
+        }
+        else {
+            std::fprintf(stderr, "usage: mpk_cpp_bench [--runs N] [--quick] [--data DIR] [--md FILE] [--json FILE] [--env TEXT]... [--only ID,ID] [--count N] [--profile LIB:encode|decode]\n");
+            return 2;
+        }
+    }
+    if (const char *q = std::getenv("MPK_BENCH_QUICK"); q && std::strcmp(q, "1") == 0) quick = true;
+    if (runs < 1) runs = 1;
+    // QUICK: one eighth of the counts (a first look, not figures to quote).
+    const unsigned shift = quick ? 3 : 0;
+    const std::size_t small = count ? count : (std::size_t{1} << 23) >> shift, large = count ? count : (std::size_t{1} << 15) >> shift,
+                      mid = count ? count : (std::size_t{1} << 20) >> shift, list = count ? count : (std::size_t{1} << 12) >> shift;
+    // LIB names for --profile: mpk, cxxdoc, cxxfast, protobuf, json.
+    auto wanted = [&](const char *lib) { return profile_lib.empty() || profile_lib == lib; };
+
+    // The Go seed's Product and the list of 100, from the common workloads (checked: mpk's
+    // encoding of what it decoded is the file, byte for byte).
+    auto product_bytes = read_bytes(data + "/product.msgpack");
+    auto list_bytes = read_bytes(data + "/products100.msgpack");
+    const m::Product product = mpk::unpack<m::Product>(product_bytes);
+    const m::Products products = mpk::unpack<m::Products>(list_bytes);
+    if (mpk::pack(product) != product_bytes || mpk::pack(products) != list_bytes) {
+        std::fprintf(stderr, "mpk_cpp_bench: re-encoded product/products100 differ from the workload files\n");
+        return 1;
+    }
 
     m::Test1 m1; m::Test2 m2; m::Test3 m3{mpk::bytes_view(g_payload)}; m::Test4 m4{m1, m2, m3};
     c::Test1 c1; c::Test2 c2; c::Test3 c3; c3.data = msgpack::type::raw_ref(g_payload.data(), kBin);
@@ -292,90 +509,193 @@ int main(int argc, char **argv) {
     seed::Test2 p2; p2.set_a(-1); p2.set_b(-2);
     seed::Test3 p3; p3.set_data(std::string(g_payload.begin(), g_payload.end()));
     seed::Test4 p4; *p4.mutable_test1() = p1; *p4.mutable_test2() = p2; *p4.mutable_test3() = p3;
-
-    const std::size_t mid = std::size_t{1} << 20;
-    c::Product cprod{g_product.id, g_product.name, g_product.description, g_product.price, g_product.colors};
+    c::Product cprod = to_c(product);
+    c::Products cprods;
+    for (auto &p : products) cprods.push_back(to_c(p));
     mpkbench::Product pprod;
-    pprod.set_id(g_product.id); pprod.set_name(g_product.name); pprod.set_description(g_product.description);
-    pprod.set_price(g_product.price);
-    for (auto &col : g_product.colors) pprod.add_colors(col);
+    to_pb(product, pprod);
+    mpkbench::ProductList pprods;
+    for (auto &p : products) to_pb(p, *pprods.add_products());
 
-    struct row { const char *test; std::size_t n; cell mpk, cdoc, cfast, pb, json; };
     std::vector<row> rows;
-    rows.push_back({"Test1", small, repeat(runs, [&] { return run_mpk(small, m1); }),
-                    repeat(runs, [&] { return run_msgpack(small, c1, false); }),
-                    repeat(runs, [&] { return run_msgpack(small, c1, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p1); }),
+    auto typed = [&](const char *wl, const char *title, std::size_t n, auto &mm, auto &cm, auto &pm, [[maybe_unused]] auto jw,
+                     [[maybe_unused]] auto jr) {
+        if (!only.empty() && only.find(std::string(",") + wl + ",") == std::string::npos) return;
+        row r{wl, title, "typed", n, {}};
+        if (wanted("mpk")) r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return run_mpk(n, mm); })});
+        if (wanted("cxxdoc"))
+            r.libs.push_back({"msgpack-cxx documented", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, false); })});
+        if (wanted("cxxfast"))
+            r.libs.push_back({"msgpack-cxx zone+raw_ref", "msgpack", repeat(runs, [&] { return run_msgpack(n, cm, true); })});
+        if (wanted("protobuf"))
+            r.libs.push_back({"protobuf " + std::to_string(GOOGLE_PROTOBUF_VERSION / 1000000) + "." +
+                                  std::to_string(GOOGLE_PROTOBUF_VERSION / 1000 % 1000),
+                              "protobuf", repeat(runs, [&] { return run_protobuf(n, pm); })});
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
-                    repeat(runs, [&] { return run_json(small, 1); })
-#else
-                    cell{}
+        if (wanted("json")) r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return run_json(n, jw, jr); })});
 #endif
-                    });
-    rows.push_back({"Test2", small, repeat(runs, [&] { return run_mpk(small, m2); }),
-                    repeat(runs, [&] { return run_msgpack(small, c2, false); }),
-                    repeat(runs, [&] { return run_msgpack(small, c2, true); }),
-                    repeat(runs, [&] { return run_protobuf(small, p2); }),
+        std::fprintf(stderr, "  %s done\n", title);
+        rows.push_back(std::move(r));
+    };
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
-                    repeat(runs, [&] { return run_json(small, 2); })
+    using D = rapidjson::Document;
+    auto jw1 = [](json_writer &w) { json_pair(w, 1, 2); };
+    auto jr1 = [](D &d) -> std::uint64_t { return d[0].GetUint() + d[1].GetUint(); };
+    auto jw2 = [](json_writer &w) { json_pair(w, -1, -2); };
+    auto jr2 = [](D &d) -> std::uint64_t { return static_cast<std::uint64_t>(d[0].GetInt() + d[1].GetInt()); };
+    auto jw3 = [](json_writer &w) { w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin)); };
+    auto jr3 = [](D &d) -> std::uint64_t { return d.GetStringLength(); };
+    auto jw4 = [](json_writer &w) {
+        w.StartArray();
+        json_pair(w, 1, 2);
+        json_pair(w, -1, -2);
+        w.String(g_payload.data(), static_cast<rapidjson::SizeType>(kBin));
+        w.EndArray();
+    };
+    auto jr4 = [](D &d) -> std::uint64_t { return d[2].GetStringLength() + d[0][0].GetUint() + static_cast<std::uint64_t>(d[1][1].GetInt()); };
+    auto jw5 = [&](json_writer &w) { json_product(w, product); };
+    auto jr5 = [](D &d) -> std::uint64_t { return json_touch_product(d); };
+    auto jw6 = [&](json_writer &w) {
+        w.StartArray();
+        for (auto &p : products) json_product(w, p);
+        w.EndArray();
+    };
+    auto jr6 = [](D &d) -> std::uint64_t { return d.Size() + json_touch_product(d[d.Size() - 1]); };
 #else
-                    cell{}
+    int jw1 = 0, jr1 = 0, jw2 = 0, jr2 = 0, jw3 = 0, jr3 = 0, jw4 = 0, jr4 = 0, jw5 = 0, jr5 = 0, jw6 = 0, jr6 = 0;
 #endif
-                    });
-    rows.push_back({"Test3", large, repeat(runs, [&] { return run_mpk(large, m3); }),
-                    repeat(runs, [&] { return run_msgpack(large, c3, false); }),
-                    repeat(runs, [&] { return run_msgpack(large, c3, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p3); }),
-#ifdef MPK_BENCH_HAVE_RAPIDJSON
-                    repeat(runs, [&] { return run_json(large, 3); })
-#else
-                    cell{}
-#endif
-                    });
-    rows.push_back({"Test4", large, repeat(runs, [&] { return run_mpk(large, m4); }),
-                    repeat(runs, [&] { return run_msgpack(large, c4, false); }),
-                    repeat(runs, [&] { return run_msgpack(large, c4, true); }),
-                    repeat(runs, [&] { return run_protobuf(large, p4); }),
-#ifdef MPK_BENCH_HAVE_RAPIDJSON
-                    repeat(runs, [&] { return run_json(large, 4); })
-#else
-                    cell{}
-#endif
-                    });
+    typed("test1", "Test1", small, m1, c1, p1, jw1, jr1);
+    typed("test2", "Test2", small, m2, c2, p2, jw2, jr2);
+    typed("test3", "Test3", large, m3, c3, p3, jw3, jr3);
+    typed("test4", "Test4", large, m4, c4, p4, jw4, jr4);
+    typed("product", "Product", mid, product, cprod, pprod, jw5, jr5);
+    typed("products100", "100 Products", list, products, cprods, pprods, jw6, jr6);
 
-    rows.push_back({"Product", mid, repeat(runs, [&] { return run_mpk(mid, g_product); }),
-                    repeat(runs, [&] { return run_msgpack(mid, cprod, false); }),
-                    repeat(runs, [&] { return run_msgpack(mid, cprod, true); }),
-                    repeat(runs, [&] { return run_protobuf(mid, pprod); }),
+    // The schemaless corpora: decode into each library's tree and encode the tree back.
+    std::vector<row> corpora;
+    for (const char *id : {"twitter", "citm_catalog", "canada"}) {
+        if (!only.empty() && only.find(std::string(",") + id + ",") == std::string::npos) continue;
+        auto bytes = read_bytes(data + "/" + id + ".msgpack");
+        // About 64 MB of MessagePack per cell (8 MB under QUICK), at least 5 documents.
+        std::size_t reps = count ? count : std::max<std::size_t>(5, ((std::size_t{64} << 20) >> shift) / bytes.size());
+        row r{id, id, "", reps, {}};
+        if (wanted("mpk")) r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return corpus_mpk(bytes, reps); })});
+        if (wanted("cxxfast"))
+            r.libs.push_back({"msgpack-cxx zone+ref", "msgpack", repeat(runs, [&] { return corpus_msgpack(bytes, reps); })});
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
-                    repeat(runs, [&] { return run_json(mid, 5); })
-#else
-                    cell{}
+        std::string text = read_file(data + "/" + id + ".json");
+        if (wanted("json")) r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return corpus_json(text, reps); })});
 #endif
-                    });
+        std::fprintf(stderr, "  %s done\n", id);
+        corpora.push_back(std::move(r));
+    }
 
-    std::printf("## C++ (cpp/bench): the seed's Test1-Test4\n\n");
-    std::printf("Medians of %d runs. Test1/Test2: 2^23 messages, Test3/Test4: 2^15, the Go seed's Product (a map keyed by field names; protobuf: mpkbench.Product of bench/workloads/workloads.proto): 2^20; all serialized into one "
-                "buffer, then deserialized one after another into typed structs. Mbps = message bytes x 8 / seconds.\n\n",
-                runs);
-    std::printf("| test | library | MB | serialize s | Mbps | deserialize s | Mbps | ser. vs protobuf | deser. vs protobuf |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    if (!profile_lib.empty()) return 0; // a profiling run: callgrind.py reads the counts
+
+    // ---- the report ------------------------------------------------------------------------------
+    char date[64];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::string cpu = "?";
+    {
+        std::ifstream f("/proc/cpuinfo");
+        for (std::string line; std::getline(f, line);)
+            if (line.rfind("model name", 0) == 0) { cpu = line.substr(line.find(':') + 2); break; }
+    }
+    std::string machine = std::to_string(std::thread::hardware_concurrency()) + " cores (" + cpu + ")";
+
+    std::string md;
+    char buf[1024];
+    auto out = [&](const char *fmt, auto... a) {
+        std::snprintf(buf, sizeof buf, fmt, a...);
+        md += buf;
+    };
+    auto pb_of = [](const row &r) -> const cell * {
+        for (auto &l : r.libs) if (l.kind == "protobuf") return &l.c;
+        return nullptr;
+    };
+    out("## C++ (cpp/bench): the seed's Test1-Test4, Product, 100 Products, the corpora\n\n");
+    if (quick) out("**QUICK run** (1/8 of the counts): a first look, not figures to quote.\n\n");
+    out("Medians of %d runs. Test1/Test2: %zu messages, Test3/Test4: %zu, the Go seed's Product (a map keyed by field names; "
+        "protobuf: mpkbench.Product of bench/workloads/workloads.proto): %zu, 100 Products (protobuf: mpkbench.ProductList): %zu; "
+        "all serialized into one buffer, then deserialized one after another into typed structs. "
+        "Mbps = message bytes x 8 / seconds.\n\n",
+        runs, small, large, mid, list);
+    out("| test | library | MB | serialize s | Mbps | deserialize s | Mbps | ser. vs protobuf | deser. vs protobuf |\n");
+    out("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (auto &r : rows) {
-        struct lib { const char *name; cell c; };
-        lib libs[] = {{"mpk (typed)", r.mpk}, {"msgpack-cxx documented", r.cdoc}, {"msgpack-cxx zone+raw_ref", r.cfast},
-                      {"protobuf 3.21", r.pb}, {"RapidJSON", r.json}};
-        for (auto &l : libs) {
-            if (l.c.bytes == 0) continue; // RapidJSON not built in
+        const cell *pb = pb_of(r);
+        for (auto &l : r.libs) {
             double mb = static_cast<double>(l.c.bytes) / 1e6;
-            std::printf("| %s | %s | %.1f | %.4f | %.0f | %.4f | %.0f | %.2fx | %.2fx |\n", r.test, l.name, mb, l.c.ser,
-                        mb * 8 / l.c.ser, l.c.des, mb * 8 / l.c.des, r.pb.ser / l.c.ser, r.pb.des / l.c.des);
+            out("| %s | %s | %.1f | %.4f | %.0f | %.4f | %.0f | %.2fx | %.2fx |\n", r.title.c_str(), l.library.c_str(), mb, l.c.ser,
+                mb * 8 / l.c.ser, l.c.des, mb * 8 / l.c.des, pb->ser / l.c.ser, pb->des / l.c.des);
         }
     }
-    std::printf("\nmpk against msgpack-cxx's fastest path (zone+raw_ref), same run:\n\n");
-    std::printf("| test | serialize | deserialize |\n|---|---:|---:|\n");
-    for (auto &r : rows)
-        std::printf("| %s | %.2fx | %.2fx |\n", r.test, r.cfast.ser / r.mpk.ser, r.cfast.des / r.mpk.des);
-    std::printf("\nThe seed (2009, msgpack vs protobuf): serialize 2-3.7x faster; deserialize Test1 4.9x and "
-                "Test2 2.7x slower, Test3 17x faster.\n");
+    out("\nmpk against msgpack-cxx's fastest path (zone+raw_ref), same run (its time over mpk's):\n\n");
+    out("| test | serialize | deserialize |\n|---|---:|---:|\n");
+    for (auto &r : rows) out("| %s | %.2fx | %.2fx |\n", r.title.c_str(), r.libs[2].c.ser / r.libs[0].c.ser, r.libs[2].c.des / r.libs[0].c.des);
+    out("\nThe seed (2009, msgpack vs protobuf): serialize 2-3.7x faster; deserialize Test1 4.9x and "
+        "Test2 2.7x slower, Test3 17x faster.\n\n");
+    out("### twitter, citm_catalog, canada: into a tree and back\n\n");
+    out("mpk: mpk::document::parse (decode) and mpk::value::write_to (encode); msgpack-cxx: msgpack::unpack into a reused zone "
+        "with strings referenced, msgpack::pack of the msgpack::object; RapidJSON: Document::Parse of the .json file and "
+        "Document::Accept(Writer). Microseconds per document (median of %d runs); ratios: the other library's time over mpk's.\n\n",
+        runs);
+    out("| corpus | documents | library | bytes | decode us | MB/s | encode us | MB/s | decode vs mpk | encode vs mpk |\n");
+    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (auto &r : corpora) {
+        const cell &mc = r.libs[0].c;
+        for (auto &l : r.libs) {
+            double per_d = l.c.des / static_cast<double>(r.n), per_e = l.c.ser / static_cast<double>(r.n);
+            std::size_t doc = l.c.bytes / r.n;
+            double mb = static_cast<double>(doc) / 1e6;
+            out("| %s | %zu | %s | %zu | %.0f | %.0f | %.0f | %.0f | %.2fx | %.2fx |\n", r.title.c_str(), r.n, l.library.c_str(), doc,
+                per_d * 1e6, mb / per_d, per_e * 1e6, mb / per_e, l.c.des / mc.des, l.c.ser / mc.ser);
+        }
+    }
+    out("\nmsgpack-cxx %s, protobuf %d, ", MSGPACK_VERSION, GOOGLE_PROTOBUF_VERSION);
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+    out("RapidJSON %s, ", RAPIDJSON_VERSION_STRING);
+#endif
+    out("%s %s; %s; %s.\n", "compiler", __VERSION__, machine.c_str(), date);
+    for (auto &e : env) out("%s\n", e.c_str());
+
+    std::fputs(md.c_str(), stdout);
+    if (!md_path.empty()) {
+        std::ofstream f(md_path);
+        f << md;
+    }
+
+    if (!json_path.empty()) {
+        std::string j = "{\n \"name\": \"cpp\",\n \"title\": \"C++ (cpp/): mpk vs msgpack-cxx vs Protocol Buffers vs RapidJSON\",\n";
+        j += " \"date\": \"" + std::string(date) + "\",\n \"machine\": \"" + json_escape(machine) + "\",\n";
+        j += std::string(" \"quick\": ") + (quick ? "true" : "false") + ",\n \"runs\": " + std::to_string(runs) + ",\n";
+        j += " \"versions\": {\"msgpack-cxx\": \"" MSGPACK_VERSION "\", \"protobuf\": \"" + std::to_string(GOOGLE_PROTOBUF_VERSION) + "\"";
+#ifdef MPK_BENCH_HAVE_RAPIDJSON
+        j += ", \"RapidJSON\": \"" RAPIDJSON_VERSION_STRING "\"";
+#endif
+        j += ", \"compiler\": \"" + json_escape(__VERSION__) + "\"},\n \"rows\": [\n";
+        bool first = true;
+        auto emit = [&](const row &r, const lib_row &l, const char *op, double seconds) {
+            double ns = seconds * 1e9 / static_cast<double>(r.n);
+            double per = static_cast<double>(l.c.bytes) / static_cast<double>(r.n);
+            std::snprintf(buf, sizeof buf,
+                          "%s  {\"workload\": \"%s\", \"label\": \"%s\", \"op\": \"%s\", \"variant\": \"%s\", \"library\": \"%s\", "
+                          "\"kind\": \"%s\", \"ns_per_op\": %.3f, \"mb_per_s\": %.1f, \"bytes\": %.0f, \"count\": %zu}",
+                          first ? "" : ",\n", r.workload.c_str(), r.title.c_str(), op, r.variant.c_str(), l.library.c_str(),
+                          l.kind.c_str(), ns, per / ns * 1e3, per, r.n);
+            j += buf;
+            first = false;
+        };
+        for (auto *set : {&rows, &corpora})
+            for (auto &r : *set)
+                for (auto &l : r.libs) {
+                    emit(r, l, "encode", l.c.ser);
+                    emit(r, l, "decode", l.c.des);
+                }
+        j += "\n ]\n}\n";
+        std::ofstream f(json_path);
+        f << j;
+    }
     return 0;
 }

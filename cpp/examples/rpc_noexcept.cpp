@@ -74,6 +74,13 @@ int main() {
     auto full = mpk::try_pack_into(small, sizeof small, Wire{"add", {1, 2}});
     check(!full.ok() && full.error().kind == mpk::errc::buffer_full, "buffer_full");
 
+    // the std::error_code overloads, without exceptions
+    std::error_code ec;
+    mpk::unpack<Wire>(mpk::bytes_view(cut, 2), ec);
+    check(ec == mpk::errc::truncated && ec.message() == "truncated", "error_code truncated");
+    auto wire = mpk::unpack<Wire>(*good, ec);
+    check(!ec && wire.params.b == 40, "error_code cleared on success");
+
     std::printf("%s\n", failures ? "rpc_noexcept: FAILED" : "rpc_noexcept: ok");
     return failures ? 1 : 0;
 }

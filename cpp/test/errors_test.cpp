@@ -226,3 +226,97 @@ TEST(Memory, HostileDeclaredLengthsStayWithinACap) {
     EXPECT_EQ(cut.error().path, "[1048574]");
 }
 #endif
+
+#if defined(__unix__) && !defined(__SANITIZE_ADDRESS__)
+// A vector of large elements filled from nils: 256 Ki nils (one byte each) would make 256 Ki
+// elements of 4097 bytes, 1 GiB. Every element is charged to the decode's allocation budget (1 MiB
+// plus 256 bytes per input byte, about 65 MiB here), so the decode stops with length_limit at the
+// vector's head inside a 256 MiB cap instead of running out of memory.
+namespace {
+using Big = std::vector<std::optional<std::array<char, 4096>>>;
+struct Holder {
+    Big items;
+    MPK_FIELDS(items)
+};
+} // namespace
+
+TEST(Memory, LargeElementsFromNilsAreChargedToTheBudget) {
+    std::vector<std::byte> in = hex("dd00040000");
+    in.resize(in.size() + (1u << 18), std::byte{0xc0});
+    int status = in_capped_child(256, [&] {
+        auto r = mpk::try_unpack<Big>(in);
+        if (r.ok()) return 0;
+        return r.error().offset == 0 ? static_cast<int>(r.error().kind) : 99;
+    });
+    EXPECT_EQ(status, static_cast<int>(errc::length_limit));
+    // The same elements, fewer of them: within the budget, decoded.
+    std::vector<std::byte> few = hex("dc0100");
+    few.resize(few.size() + 256, std::byte{0xc0});
+    auto ok = mpk::try_unpack<Big>(few);
+    ASSERT_TRUE(ok.ok()) << ok.error().message();
+    EXPECT_EQ(ok->size(), 256u);
+    // A budget of one's own (options::max_alloc), here too small for the 256 elements: the error
+    // is at the vector's head, with the path of the field that holds it.
+    std::vector<std::byte> held = hex("91");
+    held.insert(held.end(), few.begin(), few.end());
+    mpk::options small;
+    small.max_alloc = 100 * sizeof(Big::value_type);
+    auto refused = mpk::try_unpack<Holder>(held, small);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, errc::length_limit);
+    EXPECT_EQ(refused.error().offset, 1u);
+    EXPECT_EQ(refused.error().path, "Holder.items");
+}
+#endif
+
+// std::error_code: the category, the kinds as codes, and the overloads that set one instead of
+// throwing.
+TEST(ErrorCode, CategoryKindsAndOverloads) {
+    std::error_code truncated = errc::truncated;
+    EXPECT_STREQ(truncated.category().name(), "mpk");
+    EXPECT_EQ(truncated.message(), "truncated");
+    EXPECT_EQ(truncated.value(), MPK_ERR_TRUNCATED);
+    EXPECT_EQ(std::error_code(errc::type).message(), "type");
+    EXPECT_NE(std::error_code(errc::type), std::error_code(errc::truncated));
+
+    std::error_code ec = make_error_code(errc::io); // set: the calls must clear it on success
+    auto bytes = mpk::pack(std::make_tuple(1, std::string("x")), ec);
+    EXPECT_FALSE(ec);
+    auto back = mpk::unpack<std::tuple<int, std::string>>(bytes, ec);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(std::get<1>(back), "x");
+
+    auto cut = hex("9201");
+    auto none = mpk::unpack<std::tuple<int, int>>(cut, ec);
+    EXPECT_EQ(ec, errc::truncated);
+    EXPECT_EQ(std::get<0>(none), 0);
+    std::int8_t small = 5;
+    mpk::unpack(hex("cd0100"), small, ec);
+    EXPECT_EQ(ec, errc::type);
+
+    char buf[2];
+    EXPECT_EQ(mpk::pack_into(buf, sizeof buf, std::string("hello"), ec), 0u);
+    EXPECT_EQ(ec, errc::buffer_full);
+    EXPECT_EQ(mpk::pack_into(buf, sizeof buf, 7, ec), 1u);
+    EXPECT_FALSE(ec);
+
+    auto two = hex("01c1");
+    mpk::reader r(two);
+    EXPECT_EQ(r.next<int>(ec), 1);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(r.next<int>(ec), 0);
+    EXPECT_EQ(ec, errc::invalid_byte);
+
+    mpk::document doc;
+    auto in = hex("92a161c0"); // the values' strings point into it
+    mpk::value v = doc.parse(in, ec);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(v[0].as<std::string>(ec), "a");
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(v[1].as<int>(ec), 0);
+    EXPECT_EQ(ec, errc::type);
+    EXPECT_FALSE(doc.parse(hex("92"), ec));
+    EXPECT_EQ(ec, errc::truncated);
+    // error_info::code(): empty for ok
+    EXPECT_FALSE(mpk::error_info{}.code());
+}

@@ -40,9 +40,28 @@ TEST(Value, TypeIndexIterationAndConversion) {
     auto bad = v["method"].try_as<int>();
     EXPECT_EQ(bad.error().kind, mpk::errc::type);
     EXPECT_EQ(v["missing"].try_as<int>().error().kind, mpk::errc::type);
-    // views from as<T>() live in the document until its next parse
+    // as<T>() converts straight from the nodes: a view points into the input, as str() does (a
+    // re-encoding would have put it in a scratch buffer)
     std::string_view m = v["method"].as<std::string_view>();
     EXPECT_EQ(m, "add");
+    EXPECT_EQ(m.data(), reinterpret_cast<const char *>(bytes.data()) + 9);
+    // errors: the kind, the path, and the offset as the failing node's position in the sub-tree
+    // ({"a": 1, "b": 2}: the map is node 0, "a" 1, 1 is 2, "b" 3, 2 is 4)
+    struct Strs { std::string a, b; MPK_FIELDS_MAP(a, b) };
+    auto wrong = v["params"].try_as<Strs>();
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_EQ(wrong.error().kind, mpk::errc::type);
+    EXPECT_EQ(wrong.error().offset, 2u);
+    EXPECT_NE(wrong.error().path.find(".a"), std::string::npos) << wrong.error().path;
+    auto tuple3 = v["tags"].try_as<std::tuple<bool, std::optional<int>, double>>();
+    ASSERT_TRUE(tuple3.ok()) << tuple3.error().message();
+    EXPECT_FALSE(std::get<1>(*tuple3).has_value());
+    EXPECT_EQ((v["tags"].try_as<std::tuple<bool, int, double>>().error().offset), 2u); // the nil
+    // extra elements are skipped node by node (a struct of fewer fields), whole sub-trees at once
+    struct First { bool t = false; MPK_FIELDS(t) };
+    EXPECT_TRUE(v["tags"].as<First>().t);
+    EXPECT_EQ((v.as<std::map<std::string, mpk::raw>>().size()), 3u); // raw: from a re-encoding
+    EXPECT_EQ(mpk_test::to_hex(v["params"].as<mpk::raw>().bytes), "82a16101a16202");
     EXPECT_EQ(v.to_json(), R"({"method":"add","params":{"a":1,"b":2},"tags":[true,null,1.5]})");
     // comparison is deep; the same value from other bytes compares equal
     mpk::document other;

@@ -29,7 +29,8 @@ constexpr std::string_view root_name() noexcept {
 template <class T>
 writer &writer::write(const T &v) {
     codec<T>::encode(*this, v);
-    if (unwinding_) end_value(detail::root_name<T>());
+    if constexpr (detail::may_fail_v<T> && !detail::fast_field<T>::enc) // scalars and structs of scalars never fail
+        if (unwinding_) end_value(detail::root_name<T>());
     return *this;
 }
 
@@ -79,6 +80,34 @@ void unpack(bytes_view input, T &out, const options &opts = options{}) {
 }
 #endif
 
+// ---- std::error_code overloads (no exceptions; they work with -fno-exceptions) ------------------
+// On success `ec` is cleared; on error it holds the kind (mpk::error_category(), comparable with
+// mpk::errc values) and the value returned is empty (a default T, an empty vector, 0). The offset,
+// path and detail are only in the try_ calls' error_info.
+
+template <class T>
+std::vector<std::byte> pack(const T &v, std::error_code &ec) {
+    auto r = try_pack(v);
+    ec = r.error().code();
+    return r.ok() ? std::move(*r) : std::vector<std::byte>{};
+}
+template <class T>
+std::size_t pack_into(void *buffer, std::size_t capacity, const T &v, std::error_code &ec) {
+    auto r = try_pack_into(buffer, capacity, v);
+    ec = r.error().code();
+    return r.ok() ? *r : 0;
+}
+template <class T>
+T unpack(bytes_view input, std::error_code &ec, const options &opts = options{}) {
+    auto r = try_unpack<T>(input, opts);
+    ec = r.error().code();
+    return r.ok() ? std::move(*r) : T{};
+}
+template <class T>
+void unpack(bytes_view input, T &out, std::error_code &ec, const options &opts = options{}) {
+    ec = try_unpack(input, out, opts).error().code();
+}
+
 /// Many values back to back in one buffer (the seed's loop), decoded one at a time into typed
 /// objects. Errors are sticky: after one, every read fails with the same error; offsets count
 /// from the start of the buffer.
@@ -101,6 +130,17 @@ public:
         T v{};
         if (read(v)) return v;
         return error();
+    }
+    /// The next value, or a default T with `ec` set (see the std::error_code overloads).
+    template <class T>
+    T next(std::error_code &ec) {
+        T v{};
+        if (read(v)) {
+            ec.clear();
+            return v;
+        }
+        ec = error().code();
+        return T{};
     }
 #if MPK_CPP_EXCEPTIONS
     /// The next value as a T; throws mpk::error.

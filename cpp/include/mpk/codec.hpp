@@ -342,13 +342,35 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
                 if (w.unwinding()) return w.path().index(i);
         }
     }
+    /// Elements already in the vector are reused (first reset by copy-assigning a default T, which
+    /// keeps the memory of their strings and vectors: a vector of 100 Products decoded again and
+    /// again allocates nothing once warm); the result is the same as decoding into fresh elements.
+    static constexpr bool reuse = std::is_class_v<T> && std::is_copy_assignable_v<T> &&
+                                  std::is_default_constructible_v<T> && !std::is_trivially_copyable_v<T>;
+
     static bool decode(decoder &d, std::vector<T, A> &v) {
         std::uint32_t n = 0;
         std::size_t at = 0;
         if (!detail::read_array(d, n, at, "std::vector")) return false;
-        v.clear();
-        v.reserve(d.reserve_count(n, sizeof(T)));
-        for (std::uint32_t i = 0; i < n; i++) {
+        std::uint32_t i = 0;
+        if constexpr (reuse) {
+            if (v.size() > n) v.erase(v.begin() + n, v.end());
+            if (!v.empty()) {
+                const T fresh{};
+                for (; i < v.size(); i++) {
+                    if (!d.charge(sizeof(T), at)) return false;
+                    v[i] = fresh;
+                    if (!codec<T>::decode(d, v[i])) return d.in_index(i);
+                }
+            }
+        } else {
+            v.clear();
+        }
+        if (i < n) v.reserve(i + d.reserve_count(n - i, sizeof(T)));
+        for (; i < n; i++) {
+            // every element is charged to the decode's allocation budget: a nil takes one input byte
+            // but may fill an element of any size (std::optional<std::array<char, 4096>>)
+            if (!d.charge(sizeof(T), at)) return false;
             if constexpr (std::is_same_v<T, bool>) {
                 bool b = false;
                 if (!codec<bool>::decode(d, b)) return d.in_index(i);
@@ -406,6 +428,7 @@ struct map_codec {
         if (t.type != MPK_MAP) return d.type_error(at, describe_tag(t), "map");
         m.clear();
         for (std::uint32_t i = 0; i < t.len; i++) {
+            if (!d.charge(sizeof(typename M::value_type) + 2 * sizeof(void *), at)) return false; // a node per pair
             K k{};
             if (!codec<K>::decode(d, k)) return d.in_index(i);
             V v{};
@@ -550,6 +573,7 @@ struct codec<ext> {
         mpk_tag t;
         if (!detail::tag_header(d, t, at)) return false;
         if (t.type == MPK_EXT) v.type = t.ext_type;
+        else if (t.type == MPK_TIMESTAMP && d.from_nodes()) return d.needs_bytes(at); // no payload bytes in a node
         else if (t.type == MPK_TIMESTAMP) v.type = -1;
         else return d.type_error(at, describe_tag(t), "mpk::ext");
         v.data = bytes_view(t.data, t.len);
@@ -571,6 +595,7 @@ struct codec<raw> {
     static void encode(writer &w, const raw &v) { mpk_write_bytes(w.c(), v.bytes.data(), v.bytes.size()); }
     static bool decode(decoder &d, raw &v) {
         std::size_t at = d.offset();
+        if (d.from_nodes()) return d.needs_bytes(at);
         if (!d.skip()) return false;
         v.bytes = bytes_view(d.input() + at, d.offset() - at);
         return true;

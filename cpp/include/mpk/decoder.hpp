@@ -21,20 +21,54 @@ namespace mpk {
 class decoder {
 public:
     decoder(bytes_view input, const options &opts = options{}) noexcept;
+    /// Reads the nodes of a DOM sub-tree (mpk::value::as) instead of bytes: the core's nodes are in
+    /// pre-order, the same tokens in the same order as the encoding, so the codecs run unchanged.
+    /// Offsets are then node positions in the sub-tree (0: its root). The tree was checked when it
+    /// was parsed (limits, UTF-8), so those checks are not repeated. mpk::raw and mpk::ext from a
+    /// timestamp need the encoded bytes, which nodes do not keep: they fail and needs_bytes() is
+    /// true (value::as then converts from a re-encoding).
+    decoder(const mpk_node *root, const options &opts) noexcept;
     decoder(const decoder &) = delete;
     decoder &operator=(const decoder &) = delete;
     ~decoder() { mpk_reader_destroy(&r_); }
 
     /// Reads the next tag; false on error (the error is kept).
-    bool next(mpk_tag &t) noexcept { return mpk_reader_next(&r_, &t) != 0; }
+    bool next(mpk_tag &t) noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) return next_node(t);
+        return mpk_reader_next(&r_, &t) != 0;
+    }
     /// Skips one whole value without building anything (no recursion).
-    bool skip() noexcept { return mpk_reader_skip(&r_) != 0; }
+    bool skip() noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) return skip_node();
+        return mpk_reader_skip(&r_) != 0;
+    }
     /// The next head byte, without consuming it; -1 at the end of the input or after an error.
-    int peek() const noexcept { return r_.pos < r_.end ? *r_.pos : -1; }
-    /// Byte offset of the next token.
-    std::size_t offset() const noexcept { return mpk_reader_offset(&r_); }
+    /// (From nodes: 0xc0 for a nil, 0xa0 for a str, 0x00 for anything else.)
+    int peek() const noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) {
+            if (failed() || node_ >= node_end_) return -1;
+            return node_->type == MPK_NIL ? 0xc0 : node_->type == MPK_STR ? 0xa0 : 0x00;
+        }
+        return r_.pos < r_.end ? *r_.pos : -1;
+    }
+    /// Byte offset of the next token (from nodes: its position in the sub-tree).
+    std::size_t offset() const noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) return static_cast<std::size_t>(node_ - node_root_);
+        return mpk_reader_offset(&r_);
+    }
     /// True when the whole input was read and no value is open.
-    bool at_end() const noexcept { return r_.pos >= r_.end && r_.depth == 0; }
+    bool at_end() const noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) return node_ >= node_end_;
+        return r_.pos >= r_.end && r_.depth == 0;
+    }
+    /// True when decoding from DOM nodes (see the constructor).
+    bool from_nodes() const noexcept { return node_ != nullptr; }
+    /// From nodes: a codec that needs the encoded bytes reports it here (errc::invalid_argument).
+    bool needs_bytes(std::size_t offset) {
+        needs_bytes_ = true;
+        return fail(errc::invalid_argument, offset, "needs the encoded bytes");
+    }
+    bool needs_bytes() const noexcept { return needs_bytes_; }
     /// Open containers around the next token.
     std::uint32_t depth() const noexcept { return mpk_reader_depth(&r_); }
     const options &opts() const noexcept { return opts_; }
@@ -56,7 +90,14 @@ public:
     /// The error so far (kind errc::ok while fine), its path rooted at `root`.
     error_info error(std::string_view root = {}) const;
     /// Ends one-shot decoding: trailing bytes or an unclosed container are errors.
-    bool finish() noexcept { return mpk_reader_finish(&r_).kind == MPK_OK; }
+    bool finish() noexcept {
+        if (MPK__UNLIKELY(node_ != nullptr)) {
+            if (failed()) return false;
+            if (node_ < node_end_) return fail(errc::trailing_bytes, offset(), "");
+            return true;
+        }
+        return mpk_reader_finish(&r_).kind == MPK_OK;
+    }
     /// Clears a typed error's path and detail (between messages of mpk::reader).
     void clear_path() { path_.clear(); }
 
@@ -73,14 +114,64 @@ public:
         return k;
     }
 
+    /// Charges `bytes` about to be allocated for the container whose head is at `at` to the
+    /// decode's allocation budget (options::max_alloc; by default 1 MiB plus 256 bytes per input
+    /// byte). Going over is errc::length_limit at `at`; returns false then. Decoded values can be
+    /// far larger than their encoding (a nil is one byte, the std::optional<std::array<char, 4096>>
+    /// it fills 4097), so containers charge every element they append.
+    bool charge(std::size_t bytes, std::size_t at) {
+        if (bytes <= alloc_left_) {
+            alloc_left_ -= bytes;
+            return true;
+        }
+        alloc_left_ = 0;
+        return fail(errc::length_limit, at, "over the decode's allocation budget of " + std::to_string(alloc_budget_) + " bytes");
+    }
+
     mpk_reader *c() noexcept { return &r_; }
 
 private:
+    bool next_node(mpk_tag &t) noexcept {
+        if (failed()) return false;
+        if (node_ >= node_end_) {
+            mpk_reader_flag_error(&r_, MPK_ERR_TRUNCATED, offset());
+            return false;
+        }
+        const mpk_node *n = node_++;
+        t.type = static_cast<mpk_type>(n->type);
+        t.len = n->len;
+        t.data = nullptr;
+        switch (n->type) {
+        case MPK_BOOL: t.v.b = n->v.b; break;
+        case MPK_UINT: t.v.u = n->v.u; break;
+        case MPK_INT: t.v.i = n->v.i; break;
+        case MPK_FLOAT32: t.v.f32 = n->v.f32; break;
+        case MPK_FLOAT64: t.v.f64 = n->v.f64; break;
+        case MPK_STR: case MPK_BIN: t.data = n->v.data; break;
+        case MPK_EXT: t.ext_type = n->ext_type; t.data = n->v.data; break;
+        case MPK_TIMESTAMP: t.v.ts.sec = n->v.i; t.v.ts.nsec = n->len; t.len = 0; break;
+        default: break;
+        }
+        return true;
+    }
+    bool skip_node() noexcept {
+        if (failed()) return false;
+        if (node_ >= node_end_) {
+            mpk_reader_flag_error(&r_, MPK_ERR_TRUNCATED, offset());
+            return false;
+        }
+        node_ += 1 + (node_->type == MPK_ARRAY || node_->type == MPK_MAP ? node_->v.span : 0);
+        return true;
+    }
+
     mpk_reader r_;
     options opts_;
     std::string detail_;
     detail::path_builder path_;
     std::size_t reserve_left_ = 0; // bytes reserve_count may still hand out
+    std::size_t alloc_budget_ = 0, alloc_left_ = 0; // charge(): the budget and what is left of it
+    const mpk_node *node_ = nullptr, *node_root_ = nullptr, *node_end_ = nullptr; // from nodes
+    bool needs_bytes_ = false;
 };
 
 /// What a tag holds, for error details: "str", "int -3", "array of 2".
@@ -94,8 +185,24 @@ inline decoder::decoder(bytes_view input, const options &opts) noexcept : opts_(
     mpk_reader_init(&r_, input.data(), input.size());
     constexpr std::size_t base = std::size_t{1} << 20, per_byte = 8;
     reserve_left_ = input.size() > (SIZE_MAX - base) / per_byte ? SIZE_MAX : base + per_byte * input.size();
+    constexpr std::size_t alloc_per_byte = 256;
+    alloc_budget_ = opts.max_alloc ? opts.max_alloc
+                    : input.size() > (SIZE_MAX - base) / alloc_per_byte ? SIZE_MAX
+                                                                         : base + alloc_per_byte * input.size();
+    alloc_left_ = alloc_budget_;
     mpk_reader_set_limits(&r_, &opts_.limits);
     mpk_reader_set_flags(&r_, opts_.strict_utf8 ? unsigned{MPK_FLAG_STRICT_UTF8} : 0u);
+}
+
+inline decoder::decoder(const mpk_node *root, const options &opts) noexcept
+    : decoder(bytes_view(), opts) { // an empty byte input: the fast paths find no bytes and step aside
+    std::size_t count = 1 + (root->type == MPK_ARRAY || root->type == MPK_MAP ? root->v.span : 0);
+    node_ = node_root_ = root;
+    node_end_ = root + count;
+    constexpr std::size_t base = std::size_t{1} << 20, per_node = 256; // every node took an input byte
+    alloc_budget_ = opts.max_alloc ? opts.max_alloc : count > (SIZE_MAX - base) / per_node ? SIZE_MAX : base + per_node * count;
+    alloc_left_ = alloc_budget_;
+    reserve_left_ = base + 8 * count;
 }
 
 inline bool decoder::type_error(std::size_t offset, std::string found, std::string_view wanted) {

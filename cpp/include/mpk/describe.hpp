@@ -21,6 +21,7 @@
 #define MPK_CPP_DESCRIBE_HPP
 
 #include "codec.hpp"
+#include "fast.hpp"
 #include "foreach.hpp"
 
 #include <array>
@@ -116,6 +117,11 @@ struct fields {
     static constexpr std::size_t count = std::tuple_size_v<decltype(names())>;
 };
 
+/// The fast path's view of a described struct (fast.hpp).
+template <class T>
+struct fast_field<T, std::enable_if_t<is_described_v<T>>>
+    : fast_struct<T, fields<T>, fields<T>::form() == layout::array> {};
+
 template <class Tie, std::size_t I>
 using field_t = std::decay_t<std::tuple_element_t<I, Tie>>;
 
@@ -126,6 +132,23 @@ struct struct_codec {
     using Tie = decltype(F::tie(std::declval<T &>()));
 
     static void encode(writer &w, const T &v) {
+#ifndef MPK_CPP_NO_FAST_PATH
+        if constexpr (fast_field<T>::enc)
+            if (fast_encode<fast_field<T>>(w.c(), v)) return;
+#endif
+        encode_general(w, v);
+    }
+
+    static bool decode(decoder &d, T &v) {
+#ifndef MPK_CPP_NO_FAST_PATH
+        if constexpr (fast_field<T>::dec)
+            if (fast_decode<fast_field<T>>(d.c(), v)) return true;
+#endif
+        return decode_general(d, v);
+    }
+
+    /// The general path: every field through its codec, with errors' paths.
+    static void encode_general(writer &w, const T &v) {
         auto t = F::tie(v);
         if constexpr (F::form() == layout::array) {
             mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
@@ -136,7 +159,7 @@ struct struct_codec {
         }
     }
 
-    static bool decode(decoder &d, T &v) {
+    static bool decode_general(decoder &d, T &v) {
         std::size_t at = 0;
         mpk_tag tag;
         if (!tag_header(d, tag, at)) return false;
@@ -169,7 +192,7 @@ private:
         constexpr std::string_view name = F::names()[I];
         if constexpr (F::form() == layout::map) mpk_write_str(w.c(), name.data(), name.size());
         codec<std::decay_t<V>>::encode(w, value);
-        if constexpr (may_fail_v<std::decay_t<V>>) {
+        if constexpr (may_fail_v<std::decay_t<V>> && !fast_field<std::decay_t<V>>::enc) { // a struct of scalars never fails
             if (w.unwinding()) {
                 w.path().field(name);
                 return false;

@@ -16,6 +16,8 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
@@ -50,6 +52,22 @@ enum class errc : int {
 /// The spec's spelling of a kind: "truncated", "type", ...; "ok" for errc::ok.
 inline const char *name(errc kind) noexcept { return mpk_error_name(static_cast<mpk_error_kind>(kind)); }
 
+/// The std::error_category of mpk's kinds: name() "mpk", message(k) the spec's spelling of kind k.
+/// std::error_code{mpk::errc::truncated} (or make_error_code) compares equal to mpk::errc::truncated.
+class error_category_impl final : public std::error_category {
+public:
+    const char *name() const noexcept override { return "mpk"; }
+    std::string message(int kind) const override { return mpk::name(static_cast<errc>(kind)); }
+};
+
+inline const std::error_category &error_category() noexcept {
+    static const error_category_impl cat;
+    return cat;
+}
+
+/// Found by ADL: lets an mpk::errc convert to std::error_code.
+inline std::error_code make_error_code(errc kind) noexcept { return {static_cast<int>(kind), error_category()}; }
+
 /// What went wrong and where. `offset` is the byte offset from the start of the input for decode
 /// errors (0 for encode errors); `path` leads from the top-level value to the failing one:
 /// "Test4.test3" (struct fields by name), "[3]" (array elements), "[key]" (map values);
@@ -64,6 +82,8 @@ struct error_info {
     explicit operator bool() const noexcept { return kind != errc::ok; }
     /// "type at byte 3 in Test4.test1.a: int 300 does not fit std::int8_t".
     std::string message() const;
+    /// The kind as a std::error_code (an empty one for errc::ok); offset, path and detail are not in it.
+    std::error_code code() const noexcept { return kind == errc::ok ? std::error_code() : make_error_code(kind); }
 };
 
 #if MPK_CPP_EXCEPTIONS
@@ -169,5 +189,10 @@ inline void result<void>::value() const {
 }
 
 } // namespace mpk
+
+namespace std {
+template <>
+struct is_error_code_enum<mpk::errc> : true_type {};
+} // namespace std
 
 #endif

@@ -110,6 +110,9 @@ struct options {
     mpk_limits limits = mpk_limits_default();
     bool strict_utf8 = false;
     bool require_fields = false;
+    /// Bytes one typed decode may allocate for container elements (see decoder::charge): 0 means
+    /// 1 MiB plus 256 bytes per input byte; SIZE_MAX means no budget.
+    std::size_t max_alloc = 0;
 };
 
 namespace detail {

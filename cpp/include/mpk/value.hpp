@@ -10,10 +10,12 @@
 //
 // Ownership: a value is a pointer to a node of its document. It is valid until that document's
 // next parse or its destruction. str/bin/ext payloads are not copied: they point into the input,
-// which must outlive the values too. as<T>() re-encodes the sub-tree into a scratch buffer owned
-// by the document and decodes T from it with the typed codecs (the same rules and errors as
-// mpk::unpack); views inside the result point into that scratch buffer, valid until the
-// document's next parse. The document keeps its node array between parses, so parsing one
+// which must outlive the values too. as<T>() converts straight from the sub-tree's nodes with the
+// typed codecs (the same rules and errors as mpk::unpack; offsets are node positions in the
+// sub-tree); views inside the result point where the nodes' payloads do (the input, or the
+// document for JSON). Only a T holding mpk::raw, or mpk::ext read from a timestamp, needs bytes:
+// then the sub-tree is re-encoded into a scratch buffer owned by the document, valid until its
+// next parse. The document keeps its node array between parses, so parsing one
 // message after another allocates only when a message is bigger than all before it.
 #ifndef MPK_CPP_VALUE_HPP
 #define MPK_CPP_VALUE_HPP
@@ -84,6 +86,14 @@ public:
         return try_as<T>(opts).value();
     }
 #endif
+
+    /// Converts this sub-tree to T, or a default T with `ec` set (no exceptions).
+    template <class T>
+    T as(std::error_code &ec, const options &opts = options{}) const {
+        auto r = try_as<T>(opts);
+        ec = r.error().code();
+        return r.ok() ? std::move(*r) : T{};
+    }
 
     /// Writes this sub-tree as MessagePack (shortest form).
     void write_to(writer &w) const { mpk_node_write(n_, w.c()); }
@@ -165,6 +175,12 @@ public:
     /// Parses exactly one value filling `input` (bytes after it: errc::trailing_bytes), with the
     /// options' limits and strict UTF-8 flag. Replaces the previous tree.
     result<value> try_parse(bytes_view input, const options &opts = options{});
+    /// try_parse with a std::error_code: the root, or an absent value with `ec` set.
+    value parse(bytes_view input, std::error_code &ec, const options &opts = options{}) {
+        auto r = try_parse(input, opts);
+        ec = r.error().code();
+        return r.ok() ? *r : value();
+    }
     /// Parses JSON text (c/README.md "JSON mapping"); strings are copied into the document.
     result<value> try_parse_json(std::string_view json, const options &opts = options{});
 #if MPK_CPP_EXCEPTIONS
@@ -260,6 +276,15 @@ result<T> value::try_as(const options &opts) const {
         e.detail = "absent value";
         return e;
     }
+    {
+        // straight from the nodes: no re-encoding; views point where the nodes' payloads do
+        decoder d(n_, opts);
+        T v{};
+        if (codec<T>::decode(d, v) && d.finish()) return v;
+        if (!d.needs_bytes()) return d.error(detail::root_name<T>());
+    }
+    // T holds an mpk::raw or an mpk::ext read from a timestamp: those need the encoded bytes, so
+    // the sub-tree is re-encoded into a scratch buffer owned by the document and decoded from it
     std::vector<std::byte> &buf = doc_->scratch();
     mpk_writer c;
     mpk_writer_init_alloc(&c, 64, detail::grow_vector, &buf);
