@@ -490,9 +490,9 @@ def seed_tables(sides):
     for t in ("test1", "test2", "test3", "test4"):
         cells = []
         for op in ("encode", "decode"):
-            pb = r(cpp, t, op, "protobuf")
-            m = r(cpp, t, op, "mpk")
-            cx = r(cpp, t, op, "msgpack")
+            pb = r(cpp, t, op, "protobuf", variant="typed")
+            m = r(cpp, t, op, "mpk", variant="typed")
+            cx = r(cpp, t, op, "msgpack", variant="typed")
             cells.append((ratio(pb, m), ratio(pb, cx)))
         out.append(f"| {t.title()} | 2–3.7× faster | {cells[0][0]} | {cells[0][1]} | {seed_des[t]} | {cells[1][0]} | {cells[1][1]} |")
     if not cpp:
