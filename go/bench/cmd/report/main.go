@@ -163,7 +163,9 @@ func print(rows []*row, rounds int, benchtime time.Duration, clock string, notes
 		}
 	}
 	med := map[string]float64{}
-	key := func(rw *row, side string) string { return rw.cas.Name + "|" + rw.cas.Variant + "|" + rw.op + "|" + side }
+	key := func(rw *row, side string) string {
+		return rw.cas.Name + "|" + rw.cas.Variant + "|" + rw.op + "|" + side
+	}
 	for _, rw := range rows {
 		med[key(rw, rw.side.Name)] = median(rw.ns)
 	}
@@ -275,19 +277,19 @@ func sizeOf(rows []*row, c *bench.Case) int {
 
 // The sidecar (bench/README.md, "The sidecar").
 type sideRow struct {
-	Workload string   `json:"workload"`
-	Label    string   `json:"label"`
-	Op       string   `json:"op"`
-	Variant  string   `json:"variant"`
-	Library  string   `json:"library"`
-	Kind     string   `json:"kind"`
-	Typed    bool     `json:"typed,omitempty"`
-	Aliases  bool     `json:"aliases_input,omitempty"`
-	NsPerOp  float64  `json:"ns_per_op"`
-	MBPerS   float64  `json:"mb_per_s,omitempty"`
-	Bytes    int      `json:"bytes,omitempty"`
-	BPerOp   float64  `json:"b_per_op"`
-	Allocs   float64  `json:"allocs_per_op"`
+	Workload string  `json:"workload"`
+	Label    string  `json:"label"`
+	Op       string  `json:"op"`
+	Variant  string  `json:"variant"`
+	Library  string  `json:"library"`
+	Kind     string  `json:"kind"`
+	Typed    bool    `json:"typed,omitempty"`
+	Aliases  bool    `json:"aliases_input,omitempty"`
+	NsPerOp  float64 `json:"ns_per_op"`
+	MBPerS   float64 `json:"mb_per_s,omitempty"`
+	Bytes    int     `json:"bytes,omitempty"`
+	BPerOp   float64 `json:"b_per_op"`
+	Allocs   float64 `json:"allocs_per_op"`
 }
 
 func writeSidecar(path string, rows []*row, quick bool, rounds int, benchtime time.Duration, clock string) {
