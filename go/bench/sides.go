@@ -230,9 +230,12 @@ func anySides(name string, doc any, data, text []byte) Case {
 // workloads do not have (a million ints, 1000 strings of 0-4 KiB), and stand-ins for the common
 // Test1-Test4, table16 and rb_geojson, used only when build/bench-workloads is missing (their
 // Fallback names the workload; their own names keep them apart in the sidecar).
-func SyntheticCases() []Case {
+func SyntheticCases(only string) []Case {
 	var out []Case
 	add := func(name, fallback string, v any) {
+		if only != "" && name != only {
+			return
+		}
 		data, err := mpk.Marshal(v)
 		must(err)
 		c := anySides(name, v, data, jsonText(v))

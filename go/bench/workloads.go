@@ -92,7 +92,11 @@ func WorkloadCases() (cases []Case, notes []string) {
 		notes = append(notes, fmt.Sprintf("no %s/manifest.json (run `make bench-workloads`): the `any` rows use values generated here, named apart from the common workloads", WorkloadDir()))
 	}
 	have := map[string]bool{}
+	only := os.Getenv("MPK_BENCH_ONLY") // cmd/prof: build one case
 	for _, id := range AnyWorkloads {
+		if only != "" && id != only {
+			continue
+		}
 		w, ok := man[id]
 		if !ok {
 			continue
@@ -116,7 +120,7 @@ func WorkloadCases() (cases []Case, notes []string) {
 		cases = append(cases, c)
 		have[id] = true
 	}
-	if !have["twitter"] {
+	if !have["twitter"] && only == "" {
 		// the corpus documents from ../shared/bench-data, when the workloads are not there
 		for _, f := range CorpusNames {
 			if c, ok := CorpusCase(f); ok {
@@ -124,7 +128,7 @@ func WorkloadCases() (cases []Case, notes []string) {
 			}
 		}
 	}
-	for _, c := range SyntheticCases() {
+	for _, c := range SyntheticCases(only) {
 		if !have[c.Fallback] {
 			cases = append(cases, c)
 		}

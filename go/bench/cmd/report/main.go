@@ -41,6 +41,7 @@ func main() {
 	filter := flag.String("filter", "", "only cases whose name contains this")
 	only := flag.String("sides", "", "only these sides (comma-separated), for quick comparisons while tuning")
 	clock := flag.String("clock", "wall", "wall: elapsed time; cpu: the process's CPU time (user+system, GC threads included), which time spent waiting for a core on a loaded machine does not inflate")
+	ops := flag.String("ops", "", "only this op (marshal or unmarshal), for tuning")
 	sidecar := flag.String("sidecar", "", "write the rows as JSON here (bench/results/go.json)")
 	quick := flag.Bool("quick", false, "mark the sidecar as a quick run")
 	flag.Parse()
@@ -66,7 +67,7 @@ func main() {
 			if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
 				continue
 			}
-			if s.Marshal != nil {
+			if s.Marshal != nil && *ops != "unmarshal" {
 				rows = append(rows, &row{cas: c, op: "marshal", side: s, size: len(s.Input), fn: func(n int) {
 					for i := 0; i < n; i++ {
 						if _, err := s.Marshal(); err != nil {
@@ -74,6 +75,9 @@ func main() {
 						}
 					}
 				}})
+			}
+			if *ops == "marshal" {
+				continue
 			}
 			rows = append(rows, &row{cas: c, op: "unmarshal", side: s, size: len(s.Input), fn: func(n int) {
 				for i := 0; i < n; i++ {
