@@ -131,7 +131,7 @@ func TestGrowDouble(t *testing.T) {
 	if &g2[0] != &g[0] {
 		t.Error("grew with room left")
 	}
-	big := make([]byte, 1000, 1000)
+	big := make([]byte, 1000)
 	if g := growDouble(big, 1); cap(g) < 2000 {
 		t.Errorf("cap %d, want at least doubled", cap(g))
 	}
