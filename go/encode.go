@@ -132,6 +132,11 @@ const pooledBufferMax = 64 << 10
 const scratchBufferMax = 4 << 20
 
 func marshal(v any, flags codecFlags) ([]byte, error) {
+	if anyFastPath() {
+		if out, ok := marshalSmallTree(v); ok {
+			return out, nil
+		}
+	}
 	e := encodeStatePool.Get().(*encodeState)
 	e.buf, e.err, e.flags, e.depth = e.buf[:0], nil, flags, 0
 	e.encode(v)

@@ -1,6 +1,7 @@
 package mpk
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -222,4 +223,140 @@ func isAnyTree(v any) bool {
 		return anyFastPath()
 	}
 	return false
+}
+
+// The small-tree path of Marshal: an array of at most smallTreeNodes scalars, strings, bins and
+// nested arrays (no maps, at most smallTreeDepth deep), or a lone string or bin, is sized
+// exactly and written into one allocation of that size, without the pooled state. Measured
+// (callgrind, go/bench cmd/prof, instructions per Marshal): [1,2] took 679 instructions against
+// tinylib/msgp's AppendIntf 439, most of the difference the pool's Get and Put and the copy out
+// of the scratch buffer; an 8 KiB bin was copied twice (into the scratch buffer, then out).
+// After: [1,2] 491 (msgp 441), Test4 2907 (msgp 2779), the 8 KiB bin 2067 (msgp 1816). Writing
+// small ones on the stack and copying out took [1,2] to 633: worse, not kept.
+const (
+	smallTreeNodes = 64
+	smallTreeDepth = 8
+)
+
+// marshalSmallTree returns v's encoding, or false when v is not such a small tree.
+func marshalSmallTree(v any) ([]byte, bool) {
+	switch v.(type) {
+	case []any, string, []byte:
+	default:
+		return nil, false
+	}
+	budget := smallTreeNodes
+	n, ok := smallTreeSize(v, 0, &budget)
+	if !ok {
+		return nil, false
+	}
+	out := appendSmallTree(make([]byte, 0, n), v)
+	return out, true
+}
+
+// smallTreeSize is the exact size of x's encoding, or false.
+func smallTreeSize(x any, depth int, budget *int) (int, bool) {
+	*budget--
+	if *budget < 0 || depth > smallTreeDepth {
+		return 0, false
+	}
+	switch x := x.(type) {
+	case nil, bool:
+		return 1, true
+	case int64:
+		return intLen(x), true
+	case int:
+		return intLen(int64(x)), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 9, true
+		}
+		return intLen(int64(x)), true
+	case float64:
+		return 9, true
+	case string:
+		return headLen(len(x), 31) + len(x), true
+	case []byte:
+		if x == nil {
+			return 1, true
+		}
+		return headLen(len(x), -1) + len(x), true
+	case []any:
+		if x == nil {
+			return 1, true
+		}
+		n := headLen(len(x), 15)
+		for _, e := range x {
+			m, ok := smallTreeSize(e, depth+1, budget)
+			if !ok {
+				return 0, false
+			}
+			n += m
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// intLen is the size of AppendInt's encoding of v.
+func intLen(v int64) int {
+	switch {
+	case v >= -32 && v <= 127:
+		return 1
+	case v >= math.MinInt8 && v <= math.MaxUint8:
+		return 2
+	case v >= math.MinInt16 && v <= math.MaxUint16:
+		return 3
+	case v >= math.MinInt32 && v <= math.MaxUint32:
+		return 5
+	}
+	return 9
+}
+
+// headLen is the size of the head of a str (fix 31), array (fix 15) or bin (fix -1: none) of n:
+// the str8 form is for str and bin only, so an array goes from fix to 16 bits.
+func headLen(n, fix int) int {
+	switch {
+	case n <= fix:
+		return 1
+	case n <= math.MaxUint8 && fix != 15:
+		return 2
+	case n <= math.MaxUint16:
+		return 3
+	}
+	return 5
+}
+
+// appendSmallTree writes a tree smallTreeSize accepted.
+func appendSmallTree(b []byte, x any) []byte {
+	switch x := x.(type) {
+	case nil:
+		return append(b, mNil)
+	case bool:
+		return AppendBool(b, x)
+	case int64:
+		return AppendInt(b, x)
+	case int:
+		return AppendInt(b, int64(x))
+	case uint64:
+		return AppendUint(b, x)
+	case float64:
+		return AppendFloat64(b, x)
+	case string:
+		return AppendString(b, x)
+	case []byte:
+		if x == nil {
+			return append(b, mNil)
+		}
+		return AppendBytes(b, x)
+	case []any:
+		if x == nil {
+			return append(b, mNil)
+		}
+		b = AppendArrayHeader(b, uint32(len(x)))
+		for _, e := range x {
+			b = appendSmallTree(b, e)
+		}
+	}
+	return b
 }

@@ -158,3 +158,22 @@ func TestAnyTreeRespectsRegisteredCodec(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
+
+// TestSmallTreeOneAllocation: a small array is sized and written into its one allocation, of
+// exactly its size.
+func TestSmallTreeOneAllocation(t *testing.T) {
+	v := []any{int64(1), []any{"ab", []byte{1, 2}, 2.5, nil, true, uint64(1 << 40), -70}}
+	out, err := Marshal(v)
+	if err != nil || len(out) != cap(out) {
+		t.Fatalf("len %d cap %d %v", len(out), cap(out), err)
+	}
+	var slow []byte
+	withReflection(func() { slow, _ = Marshal(v) })
+	if !bytes.Equal(out, slow) {
+		t.Fatalf("% x, reflection % x", out, slow)
+	}
+	var x any = v // (a []any converted to an `any` at the call would be an allocation of the caller's)
+	if n := testing.AllocsPerRun(50, func() { Marshal(x) }); n != 1 {
+		t.Errorf("%v allocations", n)
+	}
+}
