@@ -6,7 +6,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -93,6 +92,10 @@ type codecKey struct {
 	flags codecFlags
 }
 
+// cloneBytes copies b into a new slice. append to nil leaves the copied part uncleared, which
+// make and copy would clear first: a fifth of the copy-out of a 2 MB output.
+func cloneBytes(b []byte) []byte { return append([]byte(nil), b...) }
+
 // encodeState is the scratch state of one Marshal call, pooled.
 type encodeState struct {
 	buf   []byte
@@ -120,25 +123,32 @@ var encodeStatePool = sync.Pool{New: func() any { return &encodeState{buf: make(
 // pooledBufferMax keeps a rare huge message from pinning its buffer in the pool.
 const pooledBufferMax = 64 << 10
 
+// scratchBufferMax is the largest buffer Marshal keeps in its pooled state for the next call
+// (the pool lets go of it when it goes unused through two garbage collections). A buffer that
+// stays warm spares the next Marshal of a document that size the growth from 512 bytes: Marshal
+// of 1000 strings of 0-4 KiB (2 MB) spent half its time clearing and copying grown buffers (CPU
+// profile, go/bench cmd/prof), and ran at half the speed of shamaton, which sizes its output
+// first. Larger outputs are handed over as grown, without a copy.
+const scratchBufferMax = 4 << 20
+
 func marshal(v any, flags codecFlags) ([]byte, error) {
+	if anyFastPath() {
+		if out, ok := marshalSmallTree(v); ok {
+			return out, nil
+		}
+	}
 	e := encodeStatePool.Get().(*encodeState)
 	e.buf, e.err, e.flags, e.depth = e.buf[:0], nil, flags, 0
 	e.encode(v)
 	var out []byte
 	err := e.err
-	switch {
-	case err != nil:
-	case cap(e.buf) > pooledBufferMax:
-		// Too large to keep in the pool: the buffer the appends grew is handed over as it is
-		// (with up to twice the room it needs) instead of copied, which saves copying a large
-		// document once more; the pooled state starts a new buffer.
-		out, e.buf = e.buf, make([]byte, 0, 512)
-	default:
-		out = make([]byte, len(e.buf))
-		copy(out, e.buf)
-	}
-	if cap(e.buf) > pooledBufferMax {
+	if cap(e.buf) > scratchBufferMax {
+		if err == nil {
+			out = e.buf
+		}
 		e.buf = make([]byte, 0, 512)
+	} else if err == nil {
+		out = cloneBytes(e.buf)
 	}
 	if cap(e.pairs) > 4096 {
 		e.pairs, e.order = nil, nil
@@ -148,6 +158,10 @@ func marshal(v any, flags codecFlags) ([]byte, error) {
 }
 
 func (e *encodeState) encode(v any) {
+	if isAnyTree(v) {
+		e.buf = e.appendAny(e.buf, v)
+		return
+	}
 	if v == nil {
 		e.buf = append(e.buf, mNil)
 		return
@@ -274,11 +288,16 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 		// on a shared stack) rather than reflection's MapKeys, which allocates per key.
 		generic := newMapEncoder(t, flags)
 		return func(e *encodeState, v reflect.Value) {
-			if flags != 0 || !v.CanInterface() {
+			if !v.CanInterface() || !anyFastPath() {
 				generic(e, v)
 				return
 			}
-			e.encodeStringMap(v.Interface().(map[string]any))
+			m := v.Interface().(map[string]any)
+			if m == nil {
+				e.buf = append(e.buf, mNil)
+				return
+			}
+			e.buf = e.appendStringMap(e.buf, m)
 		}
 	}
 	switch t.Kind() {
@@ -381,122 +400,23 @@ func extCodecEncoder(c *extCodec) encoderFunc {
 	}
 }
 
-// interfaceEncoder encodes the dynamic value, with the common types of decoded data first so
-// that an `any` tree is written without a codec lookup per node.
+// interfaceEncoder encodes the dynamic value, an `any` tree by appendAny (no codec lookup per
+// node).
 func interfaceEncoder(e *encodeState, v reflect.Value) {
 	if v.IsNil() {
 		e.buf = append(e.buf, mNil)
 		return
 	}
 	// Interface on an interface-kind Value returns the held value without copying it.
-	switch x := v.Interface().(type) {
-	case string:
-		e.buf = AppendString(e.buf, x)
-		return
-	case int64:
-		e.buf = AppendInt(e.buf, x)
-		return
-	case int:
-		e.buf = AppendInt(e.buf, int64(x))
-		return
-	case uint64:
-		e.buf = AppendUint(e.buf, x)
-		return
-	case float64:
-		e.buf = AppendFloat64(e.buf, x)
-		return
-	case bool:
-		e.buf = AppendBool(e.buf, x)
-		return
-	case []byte:
-		if x == nil {
-			e.buf = append(e.buf, mNil)
-		} else {
-			e.buf = AppendBytes(e.buf, x)
-		}
-		return
-	case []any:
-		if x == nil {
-			e.buf = append(e.buf, mNil)
-			return
-		}
-		e.buf = AppendArrayHeader(e.buf, uint32(len(x)))
-		e.enterNested()
-		for i := range x {
-			e.encodeAny(x[i])
-		}
-		e.depth--
-		return
-	case map[string]any:
-		e.encodeStringMap(x)
+	x := v.Interface()
+	if anyFastPath() {
+		e.buf = e.appendAny(e.buf, x)
 		return
 	}
 	if e.enterNested() {
 		elem := v.Elem()
 		typeEncoder(elem.Type(), e.flags)(e, elem)
 	}
-	e.depth--
-}
-
-// encodeAny encodes a value held in an `any`.
-func (e *encodeState) encodeAny(x any) {
-	switch x := x.(type) {
-	case nil:
-		e.buf = append(e.buf, mNil)
-	case string:
-		e.buf = AppendString(e.buf, x)
-	case int64:
-		e.buf = AppendInt(e.buf, x)
-	case float64:
-		e.buf = AppendFloat64(e.buf, x)
-	case bool:
-		e.buf = AppendBool(e.buf, x)
-	case map[string]any:
-		e.encodeStringMap(x)
-	default:
-		rv := reflect.ValueOf(x)
-		if e.enterNested() {
-			typeEncoder(rv.Type(), e.flags)(e, rv)
-		}
-		e.depth--
-	}
-}
-
-func (e *encodeState) encodeStringMap(m map[string]any) {
-	if m == nil {
-		e.buf = append(e.buf, mNil)
-		return
-	}
-	e.buf = AppendMapHeader(e.buf, uint32(len(m)))
-	if !e.enterNested() {
-		e.depth--
-		return
-	}
-	// The pairs are sorted in a stack shared by the nested maps of one Marshal (pooled with
-	// the state), rather than in a slice of keys made per map: a JSON-like document has a map
-	// per object, and the per-map slice was one allocation each; taking the value with its key
-	// also saves a lookup per pair.
-	// What is sorted is a slice of indexes into the pairs: it holds no pointers, so the swaps
-	// cost no GC write barriers (sorting the pairs themselves spent half of Marshal's time on
-	// twitter.json in them, CPU profile).
-	start := len(e.pairs)
-	for k, v := range m {
-		e.pairs = append(e.pairs, anyPair{k, v})
-		e.order = append(e.order, 0)
-	}
-	pairs := e.pairs[start:]
-	order := e.order[start:]
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pairs[a].k, pairs[b].k) })
-	for _, i := range order {
-		e.buf = AppendString(e.buf, pairs[i].k)
-		e.encodeAny(pairs[i].v)
-	}
-	clear(pairs) // keep no reference to the caller's data in the pooled state
-	e.pairs = e.pairs[:start]
-	e.order = e.order[:start]
 	e.depth--
 }
 

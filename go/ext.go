@@ -72,6 +72,7 @@ func RegisterExt[T any](extType int8, marshal func(T) ([]byte, error), unmarshal
 	}
 	extRegistry.byType[extType] = c
 	extRegistry.byGoType[goType] = c
+	noteRegistered(goType)
 }
 
 func extByType(typ int8) *extCodec {

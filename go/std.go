@@ -72,6 +72,9 @@ func RegisterCodec[T any](marshal func(b []byte, v T) ([]byte, error), unmarshal
 		panic("mpk: RegisterCodec: type " + t.String() + " registered twice")
 	}
 	codecRegistry.byType[t] = c
+	if marshal != nil {
+		noteRegistered(t)
+	}
 }
 
 func codecFor(t reflect.Type) *customCodec {

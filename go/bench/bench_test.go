@@ -34,19 +34,25 @@ func BenchmarkProduct(b *testing.B) { runCase(b, ProductCase()) }
 
 func BenchmarkTweet(b *testing.B) { runCase(b, TweetCase()) }
 
-func BenchmarkSyntheticAny(b *testing.B) {
-	for _, c := range SyntheticCases() {
-		b.Run(c.Name, func(b *testing.B) { runCase(b, c) })
+func BenchmarkTextFields(b *testing.B) {
+	c, _ := TextCase()
+	runCase(b, c)
+}
+
+// BenchmarkAny: the `any` trees (build/bench-workloads, or the generated fallbacks).
+func BenchmarkAny(b *testing.B) {
+	cases, notes := WorkloadCases()
+	for _, n := range notes {
+		b.Log(n)
+	}
+	for _, c := range cases {
+		b.Run(c.Name+variantSuffix(c), func(b *testing.B) { runCase(b, c) })
 	}
 }
 
-func BenchmarkDecodeAny(b *testing.B) {
-	for _, name := range CorpusNames {
-		c, ok := CorpusCase(name)
-		if !ok {
-			b.Logf("skipping %s: not found in %s", name, BenchData())
-			continue
-		}
-		b.Run(c.Name, func(b *testing.B) { runCase(b, c) })
+func variantSuffix(c Case) string {
+	if c.Variant != "" {
+		return "/" + c.Variant
 	}
+	return ""
 }

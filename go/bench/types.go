@@ -3,6 +3,11 @@
 // dependencies; run it with `make bench-go` (see run.sh).
 package bench
 
+import (
+	"fmt"
+	"net/netip"
+)
+
 //go:generate go run mpk.dev/go/mpk/cmd/mpkgen -type Product,Tweet,User,Entities,Hashtag,Mention,URL
 
 // Product is the seed's struct: the one served over HTTP in the seed's comparison.
@@ -74,4 +79,36 @@ type URL struct {
 	ExpandedUrl string  `msgpack:"expanded_url" json:"expanded_url"`
 	DisplayUrl  string  `msgpack:"display_url" json:"display_url"`
 	Indices     []int64 `msgpack:"indices" json:"indices"`
+}
+
+// Endpoint has fields whose types implement encoding.TextMarshaler (netip.Addr and netip.Prefix
+// also implement BinaryMarshaler; Level only TextMarshaler): the row of issue 11 for types with
+// TextMarshaler fields.
+type Endpoint struct {
+	Name  string       `msgpack:"name" json:"name"`
+	Addr  netip.Addr   `msgpack:"addr" json:"addr"`
+	Net   netip.Prefix `msgpack:"net" json:"net"`
+	Level Level        `msgpack:"level" json:"level"`
+}
+
+// Level is a log level written as its name.
+type Level int
+
+var levelNames = []string{"debug", "info", "warn", "error"}
+
+func (l Level) MarshalText() ([]byte, error) {
+	if l < 0 || int(l) >= len(levelNames) {
+		return nil, fmt.Errorf("level %d out of range", int(l))
+	}
+	return []byte(levelNames[l]), nil
+}
+
+func (l *Level) UnmarshalText(b []byte) error {
+	for i, n := range levelNames {
+		if n == string(b) {
+			*l = Level(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown level %q", b)
 }

@@ -1,5 +1,10 @@
 package bench
 
+import (
+	"fmt"
+	"net/netip"
+)
+
 // SampleProduct has the seed's id and price; the name, description and colors are ours, chosen
 // to look like a real catalogue entry.
 func SampleProduct() Product {
@@ -47,4 +52,21 @@ func SampleTweet() Tweet {
 			Urls:         []URL{{Url: "https://t.co/x7Qm2LrA9b", ExpandedUrl: "https://ridgerunners.example/loop", DisplayUrl: "ridgerunners.example/loop", Indices: []int64{109, 132}}},
 		},
 	}
+}
+
+// SampleEndpoints are 16 endpoints with TextMarshaler fields.
+func SampleEndpoints() []Endpoint {
+	out := make([]Endpoint, 16)
+	for i := range out {
+		out[i] = Endpoint{
+			Name:  fmt.Sprintf("node-%02d", i),
+			Addr:  netip.AddrFrom4([4]byte{10, 0, byte(i), byte(1 + i)}),
+			Net:   netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i), 0, 0}), 16),
+			Level: Level(i % 4),
+		}
+		if i%4 == 3 {
+			out[i].Addr = netip.MustParseAddr(fmt.Sprintf("2001:db8::%x", i))
+		}
+	}
+	return out
 }

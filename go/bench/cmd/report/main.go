@@ -1,182 +1,366 @@
 // Command report runs every bench side interleaved in rounds (so that all sides share the
-// machine's noise), through testing.Benchmark, and prints the medians as Markdown tables with
-// ratios against mpk, then the bar of the task: the reflection path at least 2x
-// vmihailenco/msgpack and faster than protobuf, the generated path at least 1.2x msgp.
+// machine's noise) and prints the medians as Markdown tables with ratios against mpk, then the
+// bars of issue 11; with -sidecar it also writes the rows as bench/results/go.json (the format of
+// bench/README.md, "The sidecar").
+//
+// Each side is calibrated once by testing.Benchmark (which gives its iteration count for the
+// benchtime, its B/op and allocs/op); every round after that times exactly that many iterations,
+// so a round costs about benchtime per side and no ramp-up.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"mpk.dev/go/bench"
 )
 
-type sample struct{ ns, bytes, allocs []float64 }
-
 type row struct {
-	cas, op, side string
-	size          int
-	fn            func(b *testing.B)
+	cas    *bench.Case
+	op     string // marshal or unmarshal
+	side   *bench.Side
+	size   int
+	fn     func(n int)
+	n      int     // iterations per round, from the calibration
+	bytes  float64 // B/op, allocs/op from the calibration
+	allocs float64
+	ns     []float64
 }
 
 func main() {
-	testing.Init()
-	rounds := flag.Int("rounds", 7, "rounds; each runs every side once")
-	benchtime := flag.String("benchtime", "200ms", "time per side per round")
+	rounds := flag.Int("rounds", 15, "rounds; each runs every side once")
+	benchtime := flag.Duration("benchtime", 50*time.Millisecond, "time per side per round")
 	filter := flag.String("filter", "", "only cases whose name contains this")
 	only := flag.String("sides", "", "only these sides (comma-separated), for quick comparisons while tuning")
 	clock := flag.String("clock", "wall", "wall: elapsed time; cpu: the process's CPU time (user+system, GC threads included), which time spent waiting for a core on a loaded machine does not inflate")
+	ops := flag.String("ops", "", "only this op (marshal or unmarshal), for tuning")
+	sidecar := flag.String("sidecar", "", "write the rows as JSON here (bench/results/go.json)")
+	quick := flag.Bool("quick", false, "mark the sidecar as a quick run")
 	flag.Parse()
-	must(flag.Set("test.benchtime", *benchtime))
 
+	start := time.Now()
 	cases := []bench.Case{bench.ProductCase(), bench.TweetCase()}
-	for _, f := range bench.CorpusNames {
-		if c, ok := bench.CorpusCase(f); ok {
-			cases = append(cases, c)
-		} else {
-			fmt.Fprintf(os.Stderr, "report: %s not found in %s, skipped\n", f, bench.BenchData())
-		}
+	tc, notes := bench.TextCase()
+	cases = append(cases, tc)
+	wc, wnotes := bench.WorkloadCases()
+	cases = append(cases, wc...)
+	notes = append(notes, wnotes...)
+	for _, n := range notes {
+		fmt.Fprintln(os.Stderr, "report: "+n)
 	}
-	cases = append(cases, bench.SyntheticCases()...)
-	var rows []row
-	for _, c := range cases {
+	var rows []*row
+	for ci := range cases {
+		c := &cases[ci]
 		if !strings.Contains(c.Name, *filter) {
 			continue
 		}
-		for _, s := range c.Sides {
-			s := s
+		for si := range c.Sides {
+			s := &c.Sides[si]
 			if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
 				continue
 			}
-			if s.Marshal != nil {
-				rows = append(rows, row{c.Name, "marshal", s.Name, len(s.Input), func(b *testing.B) {
-					b.ReportAllocs()
-					c0 := cpuTime()
-					for i := 0; i < b.N; i++ {
+			if s.Marshal != nil && *ops != "unmarshal" {
+				rows = append(rows, &row{cas: c, op: "marshal", side: s, size: len(s.Input), fn: func(n int) {
+					for i := 0; i < n; i++ {
 						if _, err := s.Marshal(); err != nil {
-							b.Fatal(err)
+							panic(err)
 						}
 					}
-					b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 				}})
 			}
-			rows = append(rows, row{c.Name, "unmarshal", s.Name, len(s.Input), func(b *testing.B) {
-				b.ReportAllocs()
-				c0 := cpuTime()
-				for i := 0; i < b.N; i++ {
+			if *ops == "marshal" {
+				continue
+			}
+			rows = append(rows, &row{cas: c, op: "unmarshal", side: s, size: len(s.Input), fn: func(n int) {
+				for i := 0; i < n; i++ {
 					if _, err := s.Unmarshal(s.Input); err != nil {
-						b.Fatal(err)
+						panic(err)
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 			}})
 		}
 	}
-	samples := make([]sample, len(rows))
-	start := time.Now()
+	fmt.Fprintf(os.Stderr, "report: %d rows, set up in %s\n", len(rows), time.Since(start).Round(time.Millisecond))
+	for _, rw := range rows {
+		rw.n = calibrate(rw.fn, *benchtime)
+	}
+	fmt.Fprintf(os.Stderr, "report: calibrated (%s)\n", time.Since(start).Round(time.Second))
+	var ms0, ms1 runtime.MemStats
 	for r := 0; r < *rounds; r++ {
-		for i, rw := range rows {
-			res := testing.Benchmark(rw.fn)
-			if res.N == 0 {
-				fmt.Fprintf(os.Stderr, "report: %s/%s/%s failed\n", rw.cas, rw.op, rw.side)
-				os.Exit(1)
+		for _, rw := range rows {
+			if r == 0 {
+				runtime.ReadMemStats(&ms0)
 			}
-			ns := float64(res.T.Nanoseconds()) / float64(res.N)
+			c0, t0 := cpuTime(), time.Now()
+			rw.fn(rw.n)
+			el := time.Since(t0)
+			if r == 0 {
+				runtime.ReadMemStats(&ms1)
+				rw.bytes = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(rw.n)
+				rw.allocs = float64(ms1.Mallocs-ms0.Mallocs) / float64(rw.n)
+			}
 			if *clock == "cpu" {
-				ns = res.Extra["cpu-ns/op"]
+				el = cpuTime() - c0
 			}
-			samples[i].ns = append(samples[i].ns, ns)
-			samples[i].bytes = append(samples[i].bytes, float64(res.AllocedBytesPerOp()))
-			samples[i].allocs = append(samples[i].allocs, float64(res.AllocsPerOp()))
+			rw.ns = append(rw.ns, float64(el.Nanoseconds())/float64(rw.n))
 		}
 		fmt.Fprintf(os.Stderr, "report: round %d/%d done (%s)\n", r+1, *rounds, time.Since(start).Round(time.Second))
 	}
-	print(rows, samples, *rounds, *benchtime, *clock)
+	print(rows, *rounds, *benchtime, *clock, notes)
+	if *sidecar != "" {
+		writeSidecar(*sidecar, rows, *quick, *rounds, *benchtime, *clock)
+	}
+}
+
+// calibrate finds how many calls of fn take about d: one call, then a run sized from it, until a
+// run takes at least a tenth of d (the first call also warms caches and pools up).
+func calibrate(fn func(n int), d time.Duration) int {
+	n := 1
+	for {
+		t0 := time.Now()
+		fn(n)
+		el := time.Since(t0)
+		if el >= d/10 || n >= 1<<30 {
+			return max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
+		}
+		n = int(min(float64(n)*100, float64(n)*float64(d/10)/float64(max(el, 1))*1.2+1))
+	}
 }
 
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	n := len(s)
+	if n == 0 {
+		return 0
+	}
 	if n%2 == 1 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func print(rows []row, samples []sample, rounds int, benchtime, clock string) {
-	fmt.Printf("Medians of %d interleaved rounds (%s per side per round), %s, %s/%s, GOMAXPROCS %d.\n",
+// copyingPeers are the MessagePack peers the `any` bar compares against, unless one aliases.
+var copyingPeers = []string{"msgp", "vmihailenco", "shamaton"}
+
+func print(rows []*row, rounds int, benchtime time.Duration, clock string, notes []string) {
+	fmt.Printf("Medians of %d interleaved rounds (%s per side per round, the iteration count fixed once per side), %s, %s/%s, GOMAXPROCS %d.\n",
 		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	if clock == "cpu" {
 		fmt.Printf("Times are the process's CPU time per op (user+system, GC included), not elapsed time.\n")
 	}
-	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster).\n")
-	med := map[string]float64{}
-	for i, rw := range rows {
-		med[rw.cas+"|"+rw.op+"|"+rw.side] = median(samples[i].ns)
-	}
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
-	}
-	opRank := map[string]int{"marshal": 0, "unmarshal": 1}
-	sort.SliceStable(order, func(a, b int) bool {
-		ra, rb := rows[order[a]], rows[order[b]]
-		if ra.cas != rb.cas {
-			return false // cases keep their order: rows of one case are contiguous
+	fmt.Printf("Ratio: the side's ns/op divided by mpk's in the same table (above 1: mpk is faster). ")
+	fmt.Printf("Decoded bytes: \"copy\" when a decoded value kept its content after the input was overwritten, ")
+	fmt.Printf("\"zero-copy\" when it changed (its []byte or strings alias the input; such a side is not one of the bar's peers).\n")
+	if len(notes) > 0 {
+		fmt.Printf("\nNotes:\n\n")
+		for _, n := range notes {
+			fmt.Printf("- %s\n", n)
 		}
-		return opRank[ra.op] < opRank[rb.op]
+	}
+	med := map[string]float64{}
+	key := func(rw *row, side string) string {
+		return rw.cas.Name + "|" + rw.cas.Variant + "|" + rw.op + "|" + side
+	}
+	for _, rw := range rows {
+		med[key(rw, rw.side.Name)] = median(rw.ns)
+	}
+	// rows of one case are contiguous; marshal before unmarshal
+	order := slices.Clone(rows)
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := order[a], order[b]
+		if ra.cas != rb.cas {
+			return false
+		}
+		return ra.op < rb.op
 	})
 	last := ""
-	for _, i := range order {
-		rw := rows[i]
-		key := rw.cas + " " + rw.op
-		if key != last {
-			fmt.Printf("\n#### %s, %s (mpk's encoding: %d bytes)\n\n", rw.cas, rw.op, sizeOf(rows, rw.cas))
-			fmt.Printf("| side | ns/op | MB/s | B/op | allocs/op | ratio vs mpk |\n|---|---:|---:|---:|---:|---:|\n")
-			last = key
+	for _, rw := range order {
+		k := key(rw, "")
+		if k != last {
+			title := rw.cas.Label()
+			if rw.cas.Variant != "" {
+				title += " (" + rw.cas.Variant + ")"
+			}
+			if rw.cas.Fallback != "" {
+				title += " (generated: build/bench-workloads has no " + rw.cas.Fallback + ")"
+			}
+			fmt.Printf("\n#### %s, %s (mpk's encoding: %d bytes)\n\n", title, rw.op, sizeOf(rows, rw.cas))
+			fmt.Printf("| side | ns/op | MB/s | B/op | allocs/op | ratio vs mpk | decoded bytes |\n|---|---:|---:|---:|---:|---:|---|\n")
+			last = k
 		}
-		ns := med[rw.cas+"|"+rw.op+"|"+rw.side]
-		base := med[rw.cas+"|"+rw.op+"|mpk"]
+		ns := med[key(rw, rw.side.Name)]
+		base := med[key(rw, "mpk")]
 		ratio := "-"
 		if base > 0 {
 			ratio = fmt.Sprintf("%.2f", ns/base)
 		}
-		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f | %s |\n", rw.side, ns, float64(rw.size)/ns*1e3,
-			median(samples[i].bytes), median(samples[i].allocs), ratio)
+		dec := ""
+		if rw.op == "unmarshal" {
+			dec = "copy"
+			if rw.side.Aliases {
+				dec = "zero-copy"
+			}
+		}
+		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f | %s | %s |\n", rw.side.Name, ns, float64(rw.size)/ns*1e3,
+			rw.bytes, rw.allocs, ratio, dec)
 	}
-	fmt.Printf("\n#### The bar (same run, medians)\n\n| check | value | bar | met |\n|---|---:|---:|---|\n")
+
+	fmt.Printf("\n#### The bars (same run, medians)\n\n")
+	fmt.Printf("`any` trees: mpk against the fastest MessagePack peer that copies what it decodes (%s), bar 1.2x.\n\n", strings.Join(copyingPeers, ", "))
+	fmt.Printf("| case | op | fastest copying peer | its ns/op | mpk ns/op | ratio | met |\n|---|---|---|---:|---:|---:|---|\n")
+	seen := map[string]bool{}
+	met, total := 0, 0
+	for _, rw := range order {
+		if rw.cas.Typed || rw.side.Name != "mpk" || seen[key(rw, "")] {
+			continue
+		}
+		seen[key(rw, "")] = true
+		best, bestNs := "", 0.0
+		for _, o := range rows {
+			if o.cas != rw.cas || o.op != rw.op || !slices.Contains(copyingPeers, o.side.Name) || (o.op == "unmarshal" && o.side.Aliases) {
+				continue
+			}
+			if ns := med[key(o, o.side.Name)]; best == "" || ns < bestNs {
+				best, bestNs = o.side.Name, ns
+			}
+		}
+		if best == "" {
+			continue
+		}
+		m := med[key(rw, "mpk")]
+		total++
+		ok := bestNs/m >= 1.2
+		if ok {
+			met++
+		}
+		fmt.Printf("| %s | %s | %s | %.0f | %.0f | %.2fx | %v |\n", rw.cas.Name+variantSuffix(rw.cas), rw.op, best, bestNs, m, bestNs/m, ok)
+	}
+	fmt.Printf("\n%d of %d `any` rows meet the bar.\n", met, total)
+	fmt.Printf("\nStructs (reflection: mpk >= 2x vmihailenco and faster than protobuf; generated: mpkgen >= 1.2x msgp):\n\n| check | value | bar | met |\n|---|---:|---:|---|\n")
 	for _, c := range []string{"product", "tweet"} {
 		for _, op := range []string{"marshal", "unmarshal"} {
-			get := func(side string) float64 { return med[c+"|"+op+"|"+side] }
+			get := func(side string) float64 { return med[c+"||"+op+"|"+side] }
 			check := func(what string, v, bar float64) {
-				if v > 0 && !math.IsInf(v, 0) {
+				if v > 0 && v < 1e9 {
 					fmt.Printf("| %s %s: %s | %.2fx | >= %.2fx | %v |\n", c, op, what, v, bar, v >= bar)
 				}
 			}
 			check("vmihailenco / mpk", get("vmihailenco")/get("mpk"), 2)
-			check("protobuf / mpk", get("protobuf")/get("mpk"), 1)
+			if get("protobuf") > 0 {
+				check("protobuf / mpk", get("protobuf")/get("mpk"), 1)
+			}
 			check("msgp / mpkgen", get("msgp")/get("mpkgen"), 1.2)
 		}
 	}
 }
 
-func sizeOf(rows []row, cas string) int {
+func variantSuffix(c *bench.Case) string {
+	if c.Variant != "" {
+		return " (" + c.Variant + ")"
+	}
+	return ""
+}
+
+func sizeOf(rows []*row, c *bench.Case) int {
 	for _, r := range rows {
-		if r.cas == cas && r.side == "mpk" {
+		if r.cas == c && r.side.Name == "mpk" {
 			return r.size
 		}
 	}
 	return 0
+}
+
+// The sidecar (bench/README.md, "The sidecar").
+type sideRow struct {
+	Workload string  `json:"workload"`
+	Label    string  `json:"label"`
+	Op       string  `json:"op"`
+	Variant  string  `json:"variant"`
+	Library  string  `json:"library"`
+	Kind     string  `json:"kind"`
+	Typed    bool    `json:"typed,omitempty"`
+	Aliases  bool    `json:"aliases_input,omitempty"`
+	NsPerOp  float64 `json:"ns_per_op"`
+	MBPerS   float64 `json:"mb_per_s,omitempty"`
+	Bytes    int     `json:"bytes,omitempty"`
+	BPerOp   float64 `json:"b_per_op"`
+	Allocs   float64 `json:"allocs_per_op"`
+}
+
+func writeSidecar(path string, rows []*row, quick bool, rounds int, benchtime time.Duration, clock string) {
+	cpu := ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				cpu = strings.TrimSpace(l[strings.IndexByte(l, ':')+1:])
+				break
+			}
+		}
+	}
+	versions := map[string]string{"go": runtime.Version()}
+	if bi, ok := debugBuildInfo(); ok {
+		for k, v := range bi {
+			versions[k] = v
+		}
+	}
+	out := struct {
+		Name     string            `json:"name"`
+		Title    string            `json:"title"`
+		Date     string            `json:"date"`
+		Machine  string            `json:"machine"`
+		Quick    bool              `json:"quick"`
+		Versions map[string]string `json:"versions"`
+		Method   string            `json:"method"`
+		Rows     []sideRow         `json:"rows"`
+	}{
+		Name: "go", Title: "Go (mpk.dev/go/mpk)", Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Machine: fmt.Sprintf("%d cores (%s)", runtime.NumCPU(), cpu), Quick: quick, Versions: versions,
+		Method: fmt.Sprintf("medians of %d interleaved rounds, %s per side per round, %s clock", rounds, benchtime, clock),
+	}
+	for _, rw := range rows {
+		ns := median(rw.ns)
+		kind := "msgpack"
+		switch {
+		case strings.HasPrefix(rw.side.Name, "mpk"):
+			kind = "mpk"
+		case rw.side.Name == "protobuf" || rw.side.Name == "json":
+			kind = rw.side.Name
+		}
+		op := map[string]string{"marshal": "encode", "unmarshal": "decode"}[rw.op]
+		variant := rw.cas.Variant
+		aliases := rw.op == "unmarshal" && rw.side.Aliases
+		if aliases {
+			// a zero-copy decoder is reported apart from the copying ones
+			variant = strings.TrimPrefix(variant+" zero-copy", " ")
+		}
+		lib := rw.side.Name
+		if rw.side.Name == "msgp" && !rw.cas.Typed {
+			lib = "msgp (runtime)"
+		}
+		r := sideRow{Workload: rw.cas.Name, Label: rw.cas.Label(), Op: op, Variant: variant, Library: lib, Kind: kind,
+			Typed: rw.cas.Typed && (rw.side.Name == "mpkgen" || rw.side.Name == "msgp"), Aliases: aliases,
+			NsPerOp: round(ns), MBPerS: round(float64(rw.size) / ns * 1e3), Bytes: rw.size, BPerOp: round(rw.bytes), Allocs: round(rw.allocs)}
+		out.Rows = append(out.Rows, r)
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	must(err)
+	must(os.WriteFile(path, append(b, '\n'), 0o644))
+}
+
+func round(x float64) float64 {
+	if x >= 100 {
+		return float64(int64(x + 0.5))
+	}
+	return float64(int64(x*100+0.5)) / 100
 }
 
 // cpuTime is the CPU time the process has used so far (user+system, every thread).

@@ -1,0 +1,362 @@
+package mpk
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// The `any` tree encoder: JSON-like documents held as map[string]any / []any with strings,
+// float64, int64, bool and nil leaves (what Unmarshal into an `any` and encoding/json give).
+// These functions write such a tree with one type switch per node and no reflection; any other
+// type inside the tree goes to the reflection encoder (encodeReflect), which is the portable
+// path they are tested against (TestAnyTreeFastPathMatchesReflection).
+
+// appendAny appends the encoding of x to b. It works on a local slice rather than e.buf (one
+// load and store per node fewer) and is the whole of Marshal for an `any` tree: Marshal of
+// twitter.json as `any` spent a third of its time in reflect.Value.Index / Interface on the
+// []any elements before it (CPU profile, go/bench), and of a []any of a million int64 two
+// thirds.
+func (e *encodeState) appendAny(b []byte, x any) []byte {
+	switch x := x.(type) {
+	case nil:
+		return append(b, mNil)
+	case string:
+		return appendStringGrow(b, x)
+	case int64:
+		return AppendInt(b, x)
+	case float64:
+		return AppendFloat64(b, x)
+	case bool:
+		return AppendBool(b, x)
+	case map[string]any:
+		if x == nil {
+			return append(b, mNil)
+		}
+		return e.appendStringMap(b, x)
+	case []any:
+		if x == nil {
+			return append(b, mNil)
+		}
+		return e.appendArray(b, x)
+	case int:
+		return AppendInt(b, int64(x))
+	case uint64:
+		return AppendUint(b, x)
+	case []byte:
+		if x == nil {
+			return append(b, mNil)
+		}
+		b = growDouble(b, len(x)+5)
+		return AppendBytes(b, x)
+	}
+	return e.appendReflect(b, x)
+}
+
+// appendReflect encodes x by reflection, out of appendAny so that appendAny's frame stays small.
+//
+//go:noinline
+func (e *encodeState) appendReflect(b []byte, x any) []byte {
+	e.buf = b
+	if e.enterNested() {
+		e.encodeReflect(x)
+	}
+	e.depth--
+	return e.buf
+}
+
+// encodeReflect encodes x by its type's encoder (reflection).
+func (e *encodeState) encodeReflect(x any) {
+	rv := reflect.ValueOf(x)
+	typeEncoder(rv.Type(), e.flags)(e, rv)
+}
+
+// appendArray appends the elements of an []any.
+func (e *encodeState) appendArray(b []byte, x []any) []byte {
+	b = AppendArrayHeader(b, uint32(len(x)))
+	if !e.enterNested() {
+		e.depth--
+		return b
+	}
+	for _, v := range x {
+		// room for a scalar, checked once here so that the appends below never grow b by
+		// append's own rule (see growDouble)
+		if cap(b)-len(b) < 16 {
+			b = growDouble(b, 16)
+		}
+		// appendLeafOrAny, written out: the compiler does not inline it
+		switch v := v.(type) {
+		case float64:
+			b = AppendFloat64(b, v)
+		case int64:
+			b = AppendInt(b, v)
+		case string:
+			b = appendStringGrow(b, v)
+		default:
+			b = e.appendAny(b, v)
+		}
+	}
+	e.depth--
+	return b
+}
+
+// appendLeafOrAny writes the common leaves (float64, int64, string) without the call to
+// appendAny, whose frame costs more than writing a float; appendArray has the same switch
+// written out. Measured with callgrind on rb_geojson's coordinate arrays (go/bench cmd/prof):
+// appendArray and appendAny took about 60 instructions a node against tinylib/msgp's 30 before;
+// after, Marshal of rb_geojson is on a par with msgp.AppendIntf (the counts of both vary by up to
+// 2x between runs on this loaded machine with the garbage collector's work, so no finer figure).
+func (e *encodeState) appendLeafOrAny(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case float64:
+		return AppendFloat64(b, v)
+	case int64:
+		return AppendInt(b, v)
+	case string:
+		return appendStringGrow(b, v)
+	}
+	return e.appendAny(b, v)
+}
+
+// appendStringMap appends a map[string]any with its keys sorted (the order Marshal documents).
+// The pairs are sorted in a stack shared by the nested maps of one Marshal (pooled with the
+// state), rather than in a slice of keys made per map: a JSON-like document has a map per object,
+// and the per-map slice was one allocation each; taking the value with its key also saves a
+// lookup per pair. What is sorted is a slice of indexes into the pairs: it holds no pointers, so
+// the swaps cost no GC write barriers (sorting the pairs themselves spent half of Marshal's time
+// on twitter.json in them, CPU profile). A map of one pair needs no sort.
+func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
+	b = AppendMapHeader(b, uint32(len(m)))
+	if !e.enterNested() {
+		e.depth--
+		return b
+	}
+	if len(m) == 1 {
+		for k, v := range m {
+			b = appendStringGrow(b, k)
+			b = e.appendAny(b, v)
+		}
+		e.depth--
+		return b
+	}
+	start := len(e.pairs)
+	for k, v := range m {
+		e.pairs = append(e.pairs, anyPair{k, v})
+		e.order = append(e.order, int32(len(e.order)-start))
+	}
+	pairs := e.pairs[start:]
+	order := e.order[start:]
+	sortPairOrder(order, pairs)
+	for _, i := range order {
+		p := &pairs[i]
+		b = appendStringGrow(b, p.k)
+		if cap(b)-len(b) < 16 {
+			b = growDouble(b, 16)
+		}
+		b = e.appendLeafOrAny(b, p.v)
+	}
+	clear(pairs) // keep no reference to the caller's data in the pooled state
+	e.pairs = e.pairs[:start]
+	e.order = e.order[:start]
+	e.depth--
+	return b
+}
+
+// sortPairOrder sorts order by the keys of pairs it points at.
+func sortPairOrder(order []int32, pairs []anyPair) {
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pairs[a].k, pairs[b].k) })
+}
+
+// appendStringGrow is AppendString with growDouble's growth for long strings.
+func appendStringGrow(b []byte, s string) []byte {
+	if len(s) <= 31 {
+		if cap(b)-len(b) < 32 {
+			b = growDouble(b, 32)
+		}
+		return append(append(b, 0xa0|byte(len(s))), s...)
+	}
+	b = growDouble(b, len(s)+5)
+	return append(AppendStringHeader(b, len(s)), s...)
+}
+
+// growDouble makes room for n more bytes in b, at least doubling its capacity when it grows.
+// append alone grows a large slice by about 1.25x at a time: Marshal of 1000 strings of 0-4 KiB
+// (2 MB) reallocated and copied its buffer about 20 times, four times the output in copies, and
+// ran at a quarter of shamaton's speed (which sizes its output first). Doubling bounds the copies
+// by the output's size. The append of a make is compiled into one growth of b with only the new
+// part cleared.
+func growDouble(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	want := max(2*cap(b), len(b)+n)
+	return append(b, make([]byte, want-len(b))...)[:len(b)]
+}
+
+// anyTreeTypes are the types appendAny writes itself. A codec or ext registered for one of them
+// (RegisterCodec, RegisterExt) turns the fast path off for the whole process, so that the
+// registered encoder is used wherever such a value is, as RegisterCodec documents.
+var anyTreeTypes = map[reflect.Type]bool{
+	reflect.TypeFor[string](): true, reflect.TypeFor[int64](): true, reflect.TypeFor[float64](): true,
+	reflect.TypeFor[bool](): true, reflect.TypeFor[int](): true, reflect.TypeFor[uint64](): true,
+	reflect.TypeFor[[]byte](): true, reflect.TypeFor[[]any](): true, reflect.TypeFor[map[string]any](): true,
+}
+
+var anyTreeOverridden atomic.Bool
+
+// noteRegistered is called with every type given a codec or an ext.
+func noteRegistered(t reflect.Type) {
+	if anyTreeTypes[t] {
+		anyTreeOverridden.Store(true)
+	}
+}
+
+// anyFastPath reports whether appendAny may be used (no codec or ext for its types).
+func anyFastPath() bool { return !anyTreeOverridden.Load() }
+
+// isAnyTree reports whether Marshal(v) can go straight to appendAny.
+func isAnyTree(v any) bool {
+	switch v.(type) {
+	case nil, map[string]any, []any, string, int64, float64, bool, int, uint64, []byte:
+		return anyFastPath()
+	}
+	return false
+}
+
+// The small-tree path of Marshal: an array of at most smallTreeNodes scalars, strings, bins and
+// nested arrays (no maps, at most smallTreeDepth deep), or a lone string or bin, is sized
+// exactly and written into one allocation of that size, without the pooled state. Measured
+// (callgrind, go/bench cmd/prof, instructions per Marshal): [1,2] took 679 instructions against
+// tinylib/msgp's AppendIntf 439, most of the difference the pool's Get and Put and the copy out
+// of the scratch buffer; an 8 KiB bin was copied twice (into the scratch buffer, then out).
+// After: [1,2] 491 (msgp 441), Test4 2907 (msgp 2779), the 8 KiB bin 2067 (msgp 1816). Writing
+// small ones on the stack and copying out took [1,2] to 633: worse, not kept.
+const (
+	smallTreeNodes = 64
+	smallTreeDepth = 8
+)
+
+// marshalSmallTree returns v's encoding, or false when v is not such a small tree.
+func marshalSmallTree(v any) ([]byte, bool) {
+	switch v.(type) {
+	case []any, string, []byte:
+	default:
+		return nil, false
+	}
+	budget := smallTreeNodes
+	n, ok := smallTreeSize(v, 0, &budget)
+	if !ok {
+		return nil, false
+	}
+	out := appendSmallTree(make([]byte, 0, n), v)
+	return out, true
+}
+
+// smallTreeSize is the exact size of x's encoding, or false.
+func smallTreeSize(x any, depth int, budget *int) (int, bool) {
+	*budget--
+	if *budget < 0 || depth > smallTreeDepth {
+		return 0, false
+	}
+	switch x := x.(type) {
+	case nil, bool:
+		return 1, true
+	case int64:
+		return intLen(x), true
+	case int:
+		return intLen(int64(x)), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 9, true
+		}
+		return intLen(int64(x)), true
+	case float64:
+		return 9, true
+	case string:
+		return headLen(len(x), 31) + len(x), true
+	case []byte:
+		if x == nil {
+			return 1, true
+		}
+		return headLen(len(x), -1) + len(x), true
+	case []any:
+		if x == nil {
+			return 1, true
+		}
+		n := headLen(len(x), 15)
+		for _, e := range x {
+			m, ok := smallTreeSize(e, depth+1, budget)
+			if !ok {
+				return 0, false
+			}
+			n += m
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// intLen is the size of AppendInt's encoding of v.
+func intLen(v int64) int {
+	switch {
+	case v >= -32 && v <= 127:
+		return 1
+	case v >= math.MinInt8 && v <= math.MaxUint8:
+		return 2
+	case v >= math.MinInt16 && v <= math.MaxUint16:
+		return 3
+	case v >= math.MinInt32 && v <= math.MaxUint32:
+		return 5
+	}
+	return 9
+}
+
+// headLen is the size of the head of a str (fix 31), array (fix 15) or bin (fix -1: none) of n:
+// the str8 form is for str and bin only, so an array goes from fix to 16 bits.
+func headLen(n, fix int) int {
+	switch {
+	case n <= fix:
+		return 1
+	case n <= math.MaxUint8 && fix != 15:
+		return 2
+	case n <= math.MaxUint16:
+		return 3
+	}
+	return 5
+}
+
+// appendSmallTree writes a tree smallTreeSize accepted.
+func appendSmallTree(b []byte, x any) []byte {
+	switch x := x.(type) {
+	case nil:
+		return append(b, mNil)
+	case bool:
+		return AppendBool(b, x)
+	case int64:
+		return AppendInt(b, x)
+	case int:
+		return AppendInt(b, int64(x))
+	case uint64:
+		return AppendUint(b, x)
+	case float64:
+		return AppendFloat64(b, x)
+	case string:
+		return AppendString(b, x)
+	case []byte:
+		if x == nil {
+			return append(b, mNil)
+		}
+		return AppendBytes(b, x)
+	case []any:
+		if x == nil {
+			return append(b, mNil)
+		}
+		b = AppendArrayHeader(b, uint32(len(x)))
+		for _, e := range x {
+			b = appendSmallTree(b, e)
+		}
+	}
+	return b
+}

@@ -1,0 +1,179 @@
+package mpk
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// randomAnyTree builds an `any` tree of the shapes appendAny handles itself, with leaves it hands to
+// reflection (structs, time, int8, float32, map[any]any, nil typed values) mixed in.
+func randomAnyTree(r *rand.Rand, depth int) any {
+	n := r.Intn(18)
+	if depth > 4 && n < 3 {
+		n += 3
+	}
+	switch n {
+	case 0:
+		m := map[string]any{}
+		for i := r.Intn(20); i > 0; i-- {
+			m[strings.Repeat("k", r.Intn(40))+string(rune('a'+r.Intn(26)))] = randomAnyTree(r, depth+1)
+		}
+		return m
+	case 1:
+		a := make([]any, r.Intn(20))
+		for i := range a {
+			a[i] = randomAnyTree(r, depth+1)
+		}
+		return a
+	case 2:
+		return map[string]any{"one": randomAnyTree(r, depth+1)}
+	case 3:
+		return strings.Repeat("s", r.Intn(70000)&^r.Intn(70000))
+	case 4:
+		return int64(r.Uint64())
+	case 5:
+		return int64(r.Intn(300) - 150)
+	case 6:
+		return r.NormFloat64()
+	case 7:
+		return r.Intn(2) == 0
+	case 8:
+		return nil
+	case 9:
+		return r.Uint64()
+	case 10:
+		return r.Intn(1 << 20)
+	case 11:
+		b := make([]byte, r.Intn(300))
+		r.Read(b)
+		return b
+	case 12:
+		return []byte(nil)
+	case 13:
+		return map[string]any(nil)
+	case 14:
+		return []any(nil)
+	case 15:
+		return struct {
+			A int8
+			B float32
+			C []string
+		}{int8(r.Intn(100)), float32(r.NormFloat64()), []string{"x"}}
+	case 16:
+		return time.Unix(r.Int63n(1<<40), int64(r.Intn(1e9))).UTC()
+	}
+	return map[any]any{int64(1): "a", "b": math.Inf(1)}
+}
+
+// withReflection runs f with appendAny turned off, as a registered codec for one of its types
+// does: Marshal then takes the reflection encoders all the way down.
+func withReflection(f func()) {
+	anyTreeOverridden.Store(true)
+	defer anyTreeOverridden.Store(false)
+	f()
+}
+
+// TestAnyTreeFastPathMatchesReflection: appendAny writes the same bytes as the reflection
+// encoders for random trees, at the top level, inside a struct field and inside a []any.
+func TestAnyTreeFastPathMatchesReflection(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	type holder struct {
+		V any
+		M map[string]any
+	}
+	for i := 0; i < 400; i++ {
+		tree := randomAnyTree(r, 0)
+		m, _ := tree.(map[string]any)
+		for _, v := range []any{tree, holder{tree, m}, []any{tree, tree}} {
+			fast, err1 := EncodeOptions{SortMapKeys: true}.Marshal(v)
+			var slow []byte
+			var err2 error
+			withReflection(func() { slow, err2 = EncodeOptions{SortMapKeys: true}.Marshal(v) })
+			if err1 != nil || err2 != nil {
+				t.Fatalf("tree %d: %v / %v", i, err1, err2)
+			}
+			if !bytes.Equal(fast, slow) {
+				t.Fatalf("tree %d: fast path %s\nreflection %s", i, hex.EncodeToString(fast), hex.EncodeToString(slow))
+			}
+		}
+	}
+}
+
+// TestAnyTreeCycle: a []any or map[string]any that holds itself is an error, not a stack
+// overflow.
+func TestAnyTreeCycle(t *testing.T) {
+	a := []any{1, nil}
+	a[1] = a
+	m := map[string]any{"x": 1}
+	m["self"] = m
+	for _, v := range []any{a, m, map[string]any{"a": a}} {
+		if _, err := Marshal(v); err == nil || !strings.Contains(err.Error(), "nested more than") {
+			t.Errorf("%T: %v", v, err)
+		}
+	}
+}
+
+// TestGrowDouble: growDouble keeps the bytes, makes room for n more, and at least doubles.
+func TestGrowDouble(t *testing.T) {
+	b := append(make([]byte, 0, 4), 1, 2, 3)
+	g := growDouble(b, 10)
+	if !bytes.Equal(g, []byte{1, 2, 3}) || cap(g)-len(g) < 10 {
+		t.Fatalf("%v cap %d", g, cap(g))
+	}
+	g2 := growDouble(g, 1)
+	if &g2[0] != &g[0] {
+		t.Error("grew with room left")
+	}
+	big := make([]byte, 1000)
+	if g := growDouble(big, 1); cap(g) < 2000 {
+		t.Errorf("cap %d, want at least doubled", cap(g))
+	}
+}
+
+// TestAnyTreeRespectsRegisteredCodec: a codec registered for a type appendAny writes itself
+// (int64 here) is used inside `any` trees too. In a child process: registrations are global.
+func TestAnyTreeRespectsRegisteredCodec(t *testing.T) {
+	if os.Getenv("MPK_CODEC_CHILD") == "1" {
+		RegisterCodec(func(b []byte, v int64) ([]byte, error) { return AppendString(b, "int"), nil }, nil)
+		out, err := Marshal(map[string]any{"a": []any{int64(5), "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "81a16192a3696e74a178"; hex.EncodeToString(out) != want {
+			t.Fatalf("got %x want %s", out, want)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAnyTreeRespectsRegisteredCodec$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "MPK_CODEC_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestAnyTreeRespectsRegisteredCodec")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestSmallTreeOneAllocation: a small array is sized and written into its one allocation, of
+// exactly its size.
+func TestSmallTreeOneAllocation(t *testing.T) {
+	v := []any{int64(1), []any{"ab", []byte{1, 2}, 2.5, nil, true, uint64(1 << 40), -70}}
+	out, err := Marshal(v)
+	if err != nil || len(out) != cap(out) {
+		t.Fatalf("len %d cap %d %v", len(out), cap(out), err)
+	}
+	var slow []byte
+	withReflection(func() { slow, _ = Marshal(v) })
+	if !bytes.Equal(out, slow) {
+		t.Fatalf("% x, reflection % x", out, slow)
+	}
+	var x any = v // (a []any converted to an `any` at the call would be an allocation of the caller's)
+	if n := testing.AllocsPerRun(50, func() { Marshal(x) }); n != 1 {
+		t.Errorf("%v allocations", n)
+	}
+}
