@@ -31,11 +31,12 @@ driver-ruby: $(RB_SO)
 	@printf '#!/bin/sh\n# made by make driver-ruby\nd="$$(dirname "$$0")/../.."\nexec ruby -I "$$d/ruby/lib" -I "$$d/$(RB_BUILD)/lib" "$$d/ruby/spec_support/driver.rb"\n' > spec/drivers/ruby
 	@chmod +x spec/drivers/ruby
 
-# The benchmark (not a test): mpk vs msgpack-ruby, Oj, json and google-protobuf on the common
-# workloads (build/bench-workloads, made by `make bench-workloads` when missing), into
-# bench/results/ruby.md and its sidecar ruby.json. The protobuf classes are generated here, at bench
-# time, from bench/workloads/*.proto into build/ruby-bench-pb (google-protobuf is a bench-only
-# dependency, not installed by `make test`). QUICK=1 / MPK_BENCH_QUICK=1: 2 rounds of short samples.
+# The benchmark (not a test): mpk vs msgpack-ruby, Oj, json and google-protobuf on every workload
+# of build/bench-workloads (made by `make bench-workloads` when missing; google-protobuf on the
+# typed ones), into bench/results/ruby.md and its sidecar ruby.json. The protobuf classes are
+# generated here, at bench time, from bench/workloads/*.proto into build/ruby-bench-pb
+# (google-protobuf is a bench-only dependency, not installed by `make test`).
+# QUICK=1 / MPK_BENCH_QUICK=1: 2 rounds of short samples (about 30 s); the full run about 2 minutes.
 BENCHES += ruby
 RB_BENCH_ROUNDS ?= 9
 RB_BENCH_PB := build/ruby-bench-pb
