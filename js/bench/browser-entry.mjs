@@ -5,6 +5,7 @@ import { Decoder as MpkDecoder, encode as mpkEncode } from "../src/index.ts";
 import { Packr, Unpackr } from "msgpackr";
 import { Decoder as MsgpackDecoder, Encoder as MsgpackEncoder } from "@msgpack/msgpack";
 import * as pbRoot from "mpk-bench-pb";
+import pbMinimal from "protobufjs/minimal.js";
 import { runWorkloads, workloadsFromJson } from "./suite.mjs";
 import { protobufCodec } from "./pb.mjs";
 
@@ -27,7 +28,7 @@ globalThis.runBrowserBench = async (options) => {
       { label: "@msgpack/msgpack", encode: (v) => msgpackEncoder.encode(v), decode: (b) => msgpackDecoder.decode(b) },
     ],
     json: { encode: (v) => textEncoder.encode(JSON.stringify(v)), decode: (b) => JSON.parse(textDecoder.decode(b)) },
-    pb: protobufCodec(pbRoot.default ?? pbRoot),
+    pb: protobufCodec(pbRoot.default ?? pbRoot, pbMinimal.Reader),
     ...options,
   });
 };
