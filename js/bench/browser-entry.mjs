@@ -12,7 +12,10 @@ import { protobufCodec } from "./pb.mjs";
 globalThis.runBrowserBench = async (options) => {
   const workloads = workloadsFromJson(await (await fetch("/workloads.json")).text());
   const packr = new Packr({ useRecords: false });
-  const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
+  const unpackrOptions = { useRecords: false, mapsAsObjects: true, int64AsType: "number" };
+  const unpackr = new Unpackr(unpackrOptions);
+  // msgpackr's bins are views into the input unless copyBuffers: the copying peer of mpk's default
+  const copyingUnpackr = new Unpackr({ ...unpackrOptions, copyBuffers: true });
   const mpk = new MpkDecoder({ int64: "number" });
   const mpkZeroCopy = new MpkDecoder({ int64: "number", zeroCopy: true });
   const msgpackEncoder = new MsgpackEncoder();
@@ -25,6 +28,7 @@ globalThis.runBrowserBench = async (options) => {
       { label: "mpk", encode: mpkEncode, decode: (b) => mpk.decode(b) },
       { label: "mpk (zeroCopy)", decode: (b) => mpkZeroCopy.decode(b), bins: "only" },
       { label: "msgpackr", encode: (v) => packr.pack(v), decode: (b) => unpackr.unpack(b) },
+      { label: "msgpackr (copyBuffers)", decode: (b) => copyingUnpackr.unpack(b), bins: "only" },
       { label: "@msgpack/msgpack", encode: (v) => msgpackEncoder.encode(v), decode: (b) => msgpackDecoder.decode(b) },
     ],
     json: { encode: (v) => textEncoder.encode(JSON.stringify(v)), decode: (b) => JSON.parse(textDecoder.decode(b)) },

@@ -252,8 +252,8 @@ function report() {
     s.push("");
     s.push("### Chromium (headless) — decode");
     s.push("");
-    s.push(table(browserRows, "decode", ["mpk", "mpk (zeroCopy)", "msgpackr", "@msgpack/msgpack", "protobufjs (static)", "protobufjs (static, copied bins)", "JSON", "JSON.parse(string)"],
-      [["vs msgpackr", "msgpackr"], ["zeroCopy vs msgpackr", "msgpackr", "mpk (zeroCopy)"], ["vs protobufjs", "protobufjs (static)"], ["copy vs protobufjs copied", "protobufjs (static, copied bins)"], ["vs JSON", "JSON"], ["vs JSON.parse(string)", "JSON.parse(string)"]]));
+    s.push(table(browserRows, "decode", ["mpk", "mpk (zeroCopy)", "msgpackr", "msgpackr (copyBuffers)", "@msgpack/msgpack", "protobufjs (static)", "protobufjs (static, copied bins)", "JSON", "JSON.parse(string)"],
+      [["vs msgpackr", "msgpackr"], ["copy vs msgpackr copyBuffers", "msgpackr (copyBuffers)"], ["zeroCopy vs msgpackr", "msgpackr", "mpk (zeroCopy)"], ["vs protobufjs", "protobufjs (static)"], ["copy vs protobufjs copied", "protobufjs (static, copied bins)"], ["vs JSON", "JSON"], ["vs JSON.parse(string)", "JSON.parse(string)"]]));
   }
   s.push("");
   return s.join("\n");
