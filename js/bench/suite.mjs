@@ -166,15 +166,40 @@ export function holdsBin(v) {
   return false;
 }
 
+/** true when v holds a Uint8Array whose memory is buffer (a view into the input) */
+export function holdsViewOf(v, buffer) {
+  if (v instanceof Uint8Array) return v.buffer === buffer;
+  if (v === null || typeof v !== "object") return false;
+  if (Array.isArray(v)) return v.some((x) => holdsViewOf(x, buffer));
+  for (const k in v) if (holdsViewOf(v[k], buffer)) return true;
+  return false;
+}
+
+/** v with every Uint8Array replaced by its base64 string (standard alphabet, padded), as gen.py writes bins into the .json files */
+export function binsAsBase64(v) {
+  if (v instanceof Uint8Array) {
+    let bin = "";
+    for (let i = 0; i < v.length; i += 0x8000) bin += String.fromCharCode.apply(null, v.subarray(i, i + 0x8000));
+    return btoa(bin);
+  }
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map(binsAsBase64);
+  const out = {};
+  for (const k of Object.keys(v)) out[k] = binsAsBase64(v[k]);
+  return out;
+}
+
 /**
  * The common workloads (workloads.mjs): [{id, label, msgpack, jsonText, pbType, pb}].
  * codecs: [{label, encode?, decode?, bins?: "only" | "never"}]; codecs[0] (mpk) decodes each
  * workload's bytes into the value every library is then checked and timed on ("only": timed on the
  * workloads holding bins alone, "never": on the others alone).
- * json: {encode(value) -> bytes, decode(bytes) -> value}: "JSON", plus "JSON.parse(string)"; not on
- * workloads holding bins (JSON has no bytes: the common .json files hold them as base64 strings).
- * pb: {label, codec(type) -> {decode(bytes) -> message, encode(message) -> bytes} | null}: timed on
- * the workload's .pb bytes and checked by encoding them back to the same length.
+ * json: {encode(value) -> bytes, decode(bytes) -> value}: "JSON", plus "JSON.parse(string)"; on
+ * workloads holding bins, of the workload's .json text, whose bins are base64 strings (JSON has no
+ * bytes): parsed and stringified as such, with no conversion of the strings to bytes timed.
+ * pb: {label, copyingLabel, codec(type) -> {decode(bytes) -> message, decodeCopying?(bytes) -> message,
+ * encode(message) -> bytes} | null}: timed on the workload's .pb bytes and checked by encoding them
+ * back to the same length; decodeCopying (bins copied out of the input) on workloads holding bins.
  * Returns rows {id, label, hasBin, msgpackBytes, jsonBytes, pbBytes, decode: {label: ns}, encode: {label: ns}, failed}.
  */
 export function runWorkloads({ workloads, codecs, json, pb = null, rounds = 7, targetMs = 40, encodeToo = true, log = () => {} }) {
@@ -194,13 +219,26 @@ export function runWorkloads({ workloads, codecs, json, pb = null, rounds = 7, t
       else failed.push(`${c.label} decode`);
     }
     let jsonBytes = null;
-    if (!hasBin && w.jsonText != null) {
-      jsonBytes = json.encode(value);
-      const minified = JSON.stringify(value);
-      if (deepEqual(json.decode(jsonBytes), value)) {
+    // JSON's value: the data itself, or on workloads holding bins its JSON form, the common .json
+    // file's (bins as base64 strings, what JSON users send), checked against the MessagePack value
+    let jsonValue = value;
+    if (hasBin && w.jsonText != null) {
+      jsonValue = JSON.parse(w.jsonText);
+      if (!deepEqual(jsonValue, binsAsBase64(value))) {
+        failed.push("JSON text (not the MessagePack value with bins as base64)");
+        jsonValue = null;
+      }
+    }
+    if (w.jsonText != null && jsonValue != null) {
+      jsonBytes = json.encode(jsonValue);
+      const minified = JSON.stringify(jsonValue);
+      if (deepEqual(json.decode(jsonBytes), jsonValue)) {
         decoders.push(["JSON", () => json.decode(jsonBytes)]);
         decoders.push(["JSON.parse(string)", () => JSON.parse(minified)]);
-      } else failed.push("JSON decode");
+      } else {
+        failed.push("JSON decode");
+        jsonBytes = null;
+      }
     }
     let pbCodec = null;
     if (pb && w.pb && w.pbType) {
@@ -209,6 +247,12 @@ export function runWorkloads({ workloads, codecs, json, pb = null, rounds = 7, t
       if (pbCodec && pbCodec.encode(message).length === w.pb.length) {
         decoders.push([pb.label, () => pbCodec.decode(w.pb)]);
         pbCodec.message = message;
+        // on workloads holding bins, protobufjs with bins of their own too, checked to hold no view of the input
+        if (hasBin && pbCodec.decodeCopying) {
+          const copied = pbCodec.decodeCopying(w.pb);
+          if (pbCodec.encode(copied).length === w.pb.length && !holdsViewOf(copied, w.pb.buffer)) decoders.push([pb.copyingLabel, () => pbCodec.decodeCopying(w.pb)]);
+          else failed.push(`${pb.copyingLabel} (${w.pbType})`);
+        }
       } else {
         failed.push(`${pb.label} (${w.pbType})`);
         pbCodec = null;
@@ -223,7 +267,7 @@ export function runWorkloads({ workloads, codecs, json, pb = null, rounds = 7, t
         if (deepEqual(mpk.decode(c.encode(value)), value)) encoders.push([c.label, () => c.encode(value)]);
         else failed.push(`${c.label} encode`);
       }
-      if (jsonBytes) encoders.push(["JSON", () => json.encode(value)]);
+      if (jsonBytes) encoders.push(["JSON", () => json.encode(jsonValue)]);
       if (pbCodec) encoders.push([pb.label, () => pbCodec.encode(pbCodec.message)]);
       encode = measure(encoders, rounds, targetMs);
     }
