@@ -50,6 +50,9 @@ func main() {
 	cases := []bench.Case{bench.ProductCase(), bench.TweetCase()}
 	tc, notes := bench.TextCase()
 	cases = append(cases, tc)
+	sc, snotes := bench.SeedTypedCases()
+	cases = append(cases, sc...)
+	notes = append(notes, snotes...)
 	wc, wnotes := bench.WorkloadCases()
 	cases = append(cases, wc...)
 	notes = append(notes, wnotes...)
