@@ -21,7 +21,7 @@ type Product struct {
 
 // Test1-Test4 are the C++ seed's messages (bench/workloads/seed.proto) as Go structs, each
 // written as a MessagePack array of its fields in order (asarray), as msgpack-c's MSGPACK_DEFINE
-// wrote them: Test1 is [1, 2], the bytes of the common workload test1. Test3 is [bin], one byte
+// writes them: Test1 is [1, 2], the bytes of the common workload test1. Test3 is [bin], one byte
 // more than the workload's bare bin, as in the C++ bench's typed rows.
 type Test1 struct {
 	_ struct{} `msgpack:",asarray"`
