@@ -39,6 +39,17 @@ func BenchmarkTextFields(b *testing.B) {
 	runCase(b, c)
 }
 
+// BenchmarkSeedTyped: Test1-Test4 as Go structs (build/bench-workloads).
+func BenchmarkSeedTyped(b *testing.B) {
+	cases, notes := SeedTypedCases()
+	for _, n := range notes {
+		b.Log(n)
+	}
+	for _, c := range cases {
+		b.Run(c.Name, func(b *testing.B) { runCase(b, c) })
+	}
+}
+
 // BenchmarkAny: the `any` trees (build/bench-workloads, or the generated fallbacks).
 func BenchmarkAny(b *testing.B) {
 	cases, notes := WorkloadCases()

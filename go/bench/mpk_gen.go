@@ -1506,3 +1506,361 @@ func (z *URL) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, 
 	sa.Leave(fl)
 	return b, nil
 }
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Test1) Msgsize() (s int) {
+	s = 1
+	s += genrt.UintSize(uint64(z.A))
+	s += genrt.UintSize(uint64(z.B))
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Test1) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Test1) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x92"...)
+	o = mpk.AppendUint(o, uint64(z.A))
+	o = mpk.AppendUint(o, uint64(z.B))
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Test1) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Test1's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Test1) MpkGenerated(*Test1) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Test1) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Test1) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	if n > 0 {
+		z.A, b, err = mpk.ReadUint32(b)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	if n > 1 {
+		z.B, b, err = mpk.ReadUint32(b)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	for i := 2; i < n; i++ {
+		b, err = genrt.SkipNested(b, depth+1)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Test2) Msgsize() (s int) {
+	s = 1
+	s += genrt.IntSize(int64(z.A))
+	s += genrt.IntSize(int64(z.B))
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Test2) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Test2) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x92"...)
+	o = mpk.AppendInt(o, int64(z.A))
+	o = mpk.AppendInt(o, int64(z.B))
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Test2) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Test2's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Test2) MpkGenerated(*Test2) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Test2) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Test2) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	if n > 0 {
+		z.A, b, err = mpk.ReadInt32(b)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	if n > 1 {
+		z.B, b, err = mpk.ReadInt32(b)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	for i := 2; i < n; i++ {
+		b, err = genrt.SkipNested(b, depth+1)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Test3) Msgsize() (s int) {
+	s = 1
+	if z.Data == nil {
+		s++
+	} else {
+		s += genrt.BytesSize(len(z.Data))
+	}
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Test3) MarshalMsg(b []byte) ([]byte, error) {
+	return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Test3) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x91"...)
+	if z.Data == nil {
+		o = mpk.AppendNil(o)
+	} else {
+		o = mpk.AppendBytes(o, []byte(z.Data))
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Test3) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Test3's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Test3) MpkGenerated(*Test3) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Test3) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Test3) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	if n > 0 {
+		if mpk.NextType(b) == mpk.NilType {
+			b = b[1:]
+			z.Data = nil
+		} else {
+			var v36 []byte
+			v36, b, err = mpk.ReadBytes(b)
+			if err != nil {
+				return in, genrt.ShiftOffset(err, len(in)-len(b))
+			}
+			z.Data = append(make([]byte, 0, len(v36)), v36...)
+		}
+	}
+	for i := 1; i < n; i++ {
+		b, err = genrt.SkipNested(b, depth+1)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}
+
+// Msgsize returns the size of z's encoding (an estimate for fields encoded by reflection).
+func (z *Test4) Msgsize() (s int) {
+	s = 1
+	s += z.Test1.Msgsize()
+	s += z.Test2.Msgsize()
+	s += z.Test3.Msgsize()
+	return s
+}
+
+// MarshalMsg appends the MessagePack encoding of z to b.
+func (z *Test4) MarshalMsg(b []byte) ([]byte, error) {
+	if cap(b) > 0 {
+		return z.mpkAppend(genrt.Grow(b, z.Msgsize()))
+	}
+	s := genrt.GetScratch()
+	return s.Done(z.mpkAppend(s.Bytes()))
+}
+
+// mpkAppend is MarshalMsg without the Grow: nested structs append into the room their
+// outermost struct made, instead of sizing themselves again.
+func (z *Test4) mpkAppend(b []byte) (o []byte, err error) {
+	o = b
+	o = append(o, "\x93"...)
+	if o, err = z.Test1.mpkAppend(o); err != nil {
+		return b, err
+	}
+	if o, err = z.Test2.mpkAppend(o); err != nil {
+		return b, err
+	}
+	if o, err = z.Test3.mpkAppend(o); err != nil {
+		return b, err
+	}
+	return o, err
+}
+
+// UnmarshalMsg decodes z from the start of b and returns the rest of b.
+func (z *Test4) UnmarshalMsg(b []byte) ([]byte, error) {
+	var sa genrt.StringArena
+	sa.Begin(len(b))
+	rest, err := z.mpkUnmarshal(b, &sa, 0)
+	if err != nil {
+		return rest, genrt.FinishUnmarshal(b, err)
+	}
+	return rest, nil
+}
+
+// MpkGenerated tells mpk that Test4's generated methods are its own, not promoted from an
+// embedded type: mpk.Marshal, Unmarshal, Encoder, Decoder and mpkhttp then use them.
+func (*Test4) MpkGenerated(*Test4) {}
+
+// MpkDecodeNested decodes z from b, one whole value already checked by mpk.Unmarshal,
+// enclosed by depth containers, allocating at most budget bytes; it returns the budget left.
+func (z *Test4) MpkDecodeNested(b []byte, depth int, budget int64) ([]byte, int64, error) {
+	var sa genrt.StringArena
+	sa.BeginBudget(len(b), budget)
+	rest, err := z.mpkUnmarshal(b, &sa, depth)
+	if err != nil {
+		return rest, sa.Budget(), genrt.FinishUnmarshal(b, err)
+	}
+	return rest, sa.Budget(), nil
+}
+
+// mpkUnmarshal is UnmarshalMsg with the string arena of the outermost call, so that the
+// strings of nested structs share its chunks, and with the number of containers enclosing
+// z's value (0 at the top), so that the depth limit falls where it does for mpk.Unmarshal.
+func (z *Test4) mpkUnmarshal(b []byte, sa *genrt.StringArena, depth int) ([]byte, error) {
+	in := b
+	var err error
+	_ = err
+	var n, fl int
+	n, fl, b, err = sa.ReadArrayHeaderIn(b, depth, 0)
+	if err != nil {
+		return in, genrt.ShiftOffset(err, len(in)-len(b))
+	}
+	if n > 0 {
+		if b, err = z.Test1.mpkUnmarshal(b, sa, depth+1); err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	if n > 1 {
+		if b, err = z.Test2.mpkUnmarshal(b, sa, depth+1); err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	if n > 2 {
+		if b, err = z.Test3.mpkUnmarshal(b, sa, depth+1); err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	for i := 3; i < n; i++ {
+		b, err = genrt.SkipNested(b, depth+1)
+		if err != nil {
+			return in, genrt.ShiftOffset(err, len(in)-len(b))
+		}
+	}
+	sa.Leave(fl)
+	return b, nil
+}

@@ -31,7 +31,7 @@ protoc --plugin=protoc-gen-go="$gobin/protoc-gen-go" -I "$root/bench/workloads" 
 
 tmp="$(mktemp)"
 trap 'rm -f "$tmp"' EXIT
-go run ./cmd/report -rounds "${ROUNDS:-15}" -benchtime "${BENCHTIME:-50ms}" -clock "${CLOCK:-wall}" \
+go run ./cmd/report -rounds "${ROUNDS:-15}" -benchtime "${BENCHTIME:-30ms}" -clock "${CLOCK:-wall}" \
   -sidecar "$side" -quick="$([ $quick = 1 ] && echo true || echo false)" > "$tmp"
 {
   echo "## Go (mpk.dev/go/mpk)"

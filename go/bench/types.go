@@ -8,7 +8,7 @@ import (
 	"net/netip"
 )
 
-//go:generate go run mpk.dev/go/mpk/cmd/mpkgen -type Product,Tweet,User,Entities,Hashtag,Mention,URL
+//go:generate go run mpk.dev/go/mpk/cmd/mpkgen -type Product,Tweet,User,Entities,Hashtag,Mention,URL,Test1,Test2,Test3,Test4
 
 // Product is the seed's struct: the one served over HTTP in the seed's comparison.
 type Product struct {
@@ -17,6 +17,34 @@ type Product struct {
 	Description string   `msgpack:"description" json:"description"`
 	Price       int32    `msgpack:"price" json:"price"`
 	Colors      []string `msgpack:"colors" json:"colors"`
+}
+
+// Test1-Test4 are the C++ seed's messages (bench/workloads/seed.proto) as Go structs, each
+// written as a MessagePack array of its fields in order (asarray), as msgpack-c's MSGPACK_DEFINE
+// writes them: Test1 is [1, 2], the bytes of the common workload test1. Test3 is [bin], one byte
+// more than the workload's bare bin, as in the C++ bench's typed rows.
+type Test1 struct {
+	_ struct{} `msgpack:",asarray"`
+	A uint32   `msgpack:"a" json:"a"`
+	B uint32   `msgpack:"b" json:"b"`
+}
+
+type Test2 struct {
+	_ struct{} `msgpack:",asarray"`
+	A int32    `msgpack:"a" json:"a"`
+	B int32    `msgpack:"b" json:"b"`
+}
+
+type Test3 struct {
+	_    struct{} `msgpack:",asarray"`
+	Data []byte   `msgpack:"data" json:"data"`
+}
+
+type Test4 struct {
+	_     struct{} `msgpack:",asarray"`
+	Test1 Test1    `msgpack:"test1" json:"test1"`
+	Test2 Test2    `msgpack:"test2" json:"test2"`
+	Test3 Test3    `msgpack:"test3" json:"test3"`
 }
 
 // Tweet is shaped like a status of the Twitter API (a subset of its fields).

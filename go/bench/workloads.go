@@ -61,10 +61,15 @@ func (w Workload) file(kind string) ([]byte, bool) {
 }
 
 // AnyWorkloads are the common workloads marshalled and unmarshalled as `any` trees, in the order
-// of the report. The first group is issue 11's list; the second has protobuf messages too.
+// of the report. The first group is issue 11's list; the second has protobuf messages too (as
+// does every later typed one: the C seed's ints and strings, long and non-ASCII strings, large
+// bins); the last are the schemaless documents of the Ruby and JS seeds (no protobuf message).
 var AnyWorkloads = []string{
 	"twitter", "citm_catalog", "canada", "rb_geojson", "table16", "test1", "test2", "test3", "test4",
 	"product", "products100", "rb_image", "rb_integers", "rb_model3d",
+	"c_ints", "c_strings", "long_string", "utf8_strings", "bins64k",
+	"rb_twitter", "js_msgpack_lite_example", "js_msgpackr_example4", "js_protobufjs_bench",
+	"js_sample_large", "js_sample_large_scored",
 }
 
 // protoMessages are the Go types protoc-gen-go made from bench/workloads/*.proto at bench time
@@ -81,6 +86,10 @@ var protoMessages = map[string]func() proto.Message{
 	"mpkbench.Ints":                 func() proto.Message { return new(wpb.Ints) },
 	"mpkbench.GeoFeatureCollection": func() proto.Message { return new(wpb.GeoFeatureCollection) },
 	"mpkbench.Model":                func() proto.Message { return new(wpb.Model) },
+	"mpkbench.UInts":                func() proto.Message { return new(wpb.UInts) },
+	"mpkbench.Strings":              func() proto.Message { return new(wpb.Strings) },
+	"mpkbench.LongString":           func() proto.Message { return new(wpb.LongString) },
+	"mpkbench.Blobs":                func() proto.Message { return new(wpb.Blobs) },
 }
 
 // WorkloadCases are the `any` cases: the common workloads when build/bench-workloads has them,
@@ -106,7 +115,10 @@ func WorkloadCases() (cases []Case, notes []string) {
 			notes = append(notes, id+": "+w.Files["msgpack"]+" missing, skipped")
 			continue
 		}
-		c := anyCaseFromMsgpack(id, w.Title, data)
+		c, note := anyCaseFromMsgpack(w, data)
+		if note != "" {
+			notes = append(notes, note)
+		}
 		if id == "product" {
 			// ProductCase has the typed sides and protobuf; the `any` tree is a variant
 			c.Variant = "any"
@@ -138,13 +150,26 @@ func WorkloadCases() (cases []Case, notes []string) {
 
 // anyCaseFromMsgpack decodes a workload's MessagePack into an `any` tree (mpk's decoder: maps
 // with str keys as map[string]any, ints as int64/uint64, bins as []byte) and builds the sides
-// that marshal that tree and unmarshal the workload's bytes.
-func anyCaseFromMsgpack(id, title string, data []byte) Case {
+// that marshal that tree and unmarshal the workload's bytes. encoding/json decodes the workload's
+// .json (the text every language's JSON row reads) when it holds the same value; else (or when
+// there is none) the text encoding/json writes for the tree, and the note says why.
+func anyCaseFromMsgpack(w Workload, data []byte) (Case, string) {
 	var doc any
 	must(mpk.Unmarshal(data, &doc))
-	c := anySides(id, doc, data, jsonText(doc))
-	c.Title = title
-	return c
+	text, note := jsonText(doc), ""
+	if j, ok := w.file("json"); !ok {
+		note = w.ID + ": no .json file; encoding/json decodes its own text"
+	} else {
+		var x any
+		if err := json.Unmarshal(j, &x); err != nil || !sameValue(doc, x) {
+			note = w.ID + ": the workload's .json does not hold the MessagePack value; encoding/json decodes its own text"
+		} else {
+			text = j
+		}
+	}
+	c := anySides(w.ID, doc, data, text)
+	c.Title = w.Title
+	return c, note
 }
 
 // jsonText is the JSON for encoding/json's side: bins become base64 strings, as in the

@@ -74,3 +74,28 @@ type URL struct {
 	DisplayUrl  string  `msg:"display_url" json:"display_url"`
 	Indices     []int64 `msg:"indices" json:"indices"`
 }
+
+// The C++ seed's Test1-Test4 (bench/workloads/seed.proto) as tuples: MessagePack arrays, fields
+// in order, as the seed wrote them.
+//
+//msgp:tuple Test1 Test2 Test3 Test4
+
+type Test1 struct {
+	A uint32 `msg:"a" json:"a"`
+	B uint32 `msg:"b" json:"b"`
+}
+
+type Test2 struct {
+	A int32 `msg:"a" json:"a"`
+	B int32 `msg:"b" json:"b"`
+}
+
+type Test3 struct {
+	Data []byte `msg:"data" json:"data"`
+}
+
+type Test4 struct {
+	Test1 Test1 `msg:"test1" json:"test1"`
+	Test2 Test2 `msg:"test2" json:"test2"`
+	Test3 Test3 `msg:"test3" json:"test3"`
+}

@@ -1023,6 +1023,467 @@ func (z *Product) Msgsize() (s int) {
 }
 
 // DecodeMsg implements msgp.Decodable
+func (z *Test1) DecodeMsg(dc *msgp.Reader) (err error) {
+	var zb0001 uint32
+	zb0001, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0001}
+		return
+	}
+	z.A, err = dc.ReadUint32()
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	z.B, err = dc.ReadUint32()
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z Test1) EncodeMsg(en *msgp.Writer) (err error) {
+	// array header, size 2
+	err = en.Append(0x92)
+	if err != nil {
+		return
+	}
+	err = en.WriteUint32(z.A)
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	err = en.WriteUint32(z.B)
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z Test1) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// array header, size 2
+	o = append(o, 0x92)
+	o = msgp.AppendUint32(o, z.A)
+	o = msgp.AppendUint32(o, z.B)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Test1) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0001}
+		return
+	}
+	z.A, bts, err = msgp.ReadUint32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	z.B, bts, err = msgp.ReadUint32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z Test1) Msgsize() (s int) {
+	s = 1 + msgp.Uint32Size + msgp.Uint32Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *Test2) DecodeMsg(dc *msgp.Reader) (err error) {
+	var zb0001 uint32
+	zb0001, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0001}
+		return
+	}
+	z.A, err = dc.ReadInt32()
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	z.B, err = dc.ReadInt32()
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z Test2) EncodeMsg(en *msgp.Writer) (err error) {
+	// array header, size 2
+	err = en.Append(0x92)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.A)
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	err = en.WriteInt32(z.B)
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z Test2) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// array header, size 2
+	o = append(o, 0x92)
+	o = msgp.AppendInt32(o, z.A)
+	o = msgp.AppendInt32(o, z.B)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Test2) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0001}
+		return
+	}
+	z.A, bts, err = msgp.ReadInt32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "A")
+		return
+	}
+	z.B, bts, err = msgp.ReadInt32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "B")
+		return
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z Test2) Msgsize() (s int) {
+	s = 1 + msgp.Int32Size + msgp.Int32Size
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *Test3) DecodeMsg(dc *msgp.Reader) (err error) {
+	var zb0001 uint32
+	zb0001, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 1 {
+		err = msgp.ArrayError{Wanted: 1, Got: zb0001}
+		return
+	}
+	z.Data, err = dc.ReadBytes(z.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Data")
+		return
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *Test3) EncodeMsg(en *msgp.Writer) (err error) {
+	// array header, size 1
+	err = en.Append(0x91)
+	if err != nil {
+		return
+	}
+	err = en.WriteBytes(z.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Data")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *Test3) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// array header, size 1
+	o = append(o, 0x91)
+	o = msgp.AppendBytes(o, z.Data)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Test3) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 1 {
+		err = msgp.ArrayError{Wanted: 1, Got: zb0001}
+		return
+	}
+	z.Data, bts, err = msgp.ReadBytesBytes(bts, z.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Data")
+		return
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Test3) Msgsize() (s int) {
+	s = 1 + msgp.BytesPrefixSize + len(z.Data)
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
+func (z *Test4) DecodeMsg(dc *msgp.Reader) (err error) {
+	var zb0001 uint32
+	zb0001, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 3 {
+		err = msgp.ArrayError{Wanted: 3, Got: zb0001}
+		return
+	}
+	var zb0002 uint32
+	zb0002, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err, "Test1")
+		return
+	}
+	if zb0002 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0002}
+		return
+	}
+	z.Test1.A, err = dc.ReadUint32()
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "A")
+		return
+	}
+	z.Test1.B, err = dc.ReadUint32()
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "B")
+		return
+	}
+	var zb0003 uint32
+	zb0003, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err, "Test2")
+		return
+	}
+	if zb0003 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0003}
+		return
+	}
+	z.Test2.A, err = dc.ReadInt32()
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "A")
+		return
+	}
+	z.Test2.B, err = dc.ReadInt32()
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "B")
+		return
+	}
+	var zb0004 uint32
+	zb0004, err = dc.ReadArrayHeader()
+	if err != nil {
+		err = msgp.WrapError(err, "Test3")
+		return
+	}
+	if zb0004 != 1 {
+		err = msgp.ArrayError{Wanted: 1, Got: zb0004}
+		return
+	}
+	z.Test3.Data, err = dc.ReadBytes(z.Test3.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Test3", "Data")
+		return
+	}
+	return
+}
+
+// EncodeMsg implements msgp.Encodable
+func (z *Test4) EncodeMsg(en *msgp.Writer) (err error) {
+	// array header, size 3
+	err = en.Append(0x93)
+	if err != nil {
+		return
+	}
+	// array header, size 2
+	err = en.Append(0x92)
+	if err != nil {
+		return
+	}
+	err = en.WriteUint32(z.Test1.A)
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "A")
+		return
+	}
+	err = en.WriteUint32(z.Test1.B)
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "B")
+		return
+	}
+	// array header, size 2
+	err = en.Append(0x92)
+	if err != nil {
+		return
+	}
+	err = en.WriteInt32(z.Test2.A)
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "A")
+		return
+	}
+	err = en.WriteInt32(z.Test2.B)
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "B")
+		return
+	}
+	// array header, size 1
+	err = en.Append(0x91)
+	if err != nil {
+		return
+	}
+	err = en.WriteBytes(z.Test3.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Test3", "Data")
+		return
+	}
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *Test4) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// array header, size 3
+	o = append(o, 0x93)
+	// array header, size 2
+	o = append(o, 0x92)
+	o = msgp.AppendUint32(o, z.Test1.A)
+	o = msgp.AppendUint32(o, z.Test1.B)
+	// array header, size 2
+	o = append(o, 0x92)
+	o = msgp.AppendInt32(o, z.Test2.A)
+	o = msgp.AppendInt32(o, z.Test2.B)
+	// array header, size 1
+	o = append(o, 0x91)
+	o = msgp.AppendBytes(o, z.Test3.Data)
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *Test4) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 != 3 {
+		err = msgp.ArrayError{Wanted: 3, Got: zb0001}
+		return
+	}
+	var zb0002 uint32
+	zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test1")
+		return
+	}
+	if zb0002 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0002}
+		return
+	}
+	z.Test1.A, bts, err = msgp.ReadUint32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "A")
+		return
+	}
+	z.Test1.B, bts, err = msgp.ReadUint32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test1", "B")
+		return
+	}
+	var zb0003 uint32
+	zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test2")
+		return
+	}
+	if zb0003 != 2 {
+		err = msgp.ArrayError{Wanted: 2, Got: zb0003}
+		return
+	}
+	z.Test2.A, bts, err = msgp.ReadInt32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "A")
+		return
+	}
+	z.Test2.B, bts, err = msgp.ReadInt32Bytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test2", "B")
+		return
+	}
+	var zb0004 uint32
+	zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err, "Test3")
+		return
+	}
+	if zb0004 != 1 {
+		err = msgp.ArrayError{Wanted: 1, Got: zb0004}
+		return
+	}
+	z.Test3.Data, bts, err = msgp.ReadBytesBytes(bts, z.Test3.Data)
+	if err != nil {
+		err = msgp.WrapError(err, "Test3", "Data")
+		return
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *Test4) Msgsize() (s int) {
+	s = 1 + 1 + msgp.Uint32Size + msgp.Uint32Size + 1 + msgp.Int32Size + msgp.Int32Size + 1 + msgp.BytesPrefixSize + len(z.Test3.Data)
+	return
+}
+
+// DecodeMsg implements msgp.Decodable
 func (z *Tweet) DecodeMsg(dc *msgp.Reader) (err error) {
 	var field []byte
 	_ = field

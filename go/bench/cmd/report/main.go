@@ -37,7 +37,7 @@ type row struct {
 
 func main() {
 	rounds := flag.Int("rounds", 15, "rounds; each runs every side once")
-	benchtime := flag.Duration("benchtime", 50*time.Millisecond, "time per side per round")
+	benchtime := flag.Duration("benchtime", 30*time.Millisecond, "time per side per round")
 	filter := flag.String("filter", "", "only cases whose name contains this")
 	only := flag.String("sides", "", "only these sides (comma-separated), for quick comparisons while tuning")
 	clock := flag.String("clock", "wall", "wall: elapsed time; cpu: the process's CPU time (user+system, GC threads included), which time spent waiting for a core on a loaded machine does not inflate")
@@ -50,6 +50,9 @@ func main() {
 	cases := []bench.Case{bench.ProductCase(), bench.TweetCase()}
 	tc, notes := bench.TextCase()
 	cases = append(cases, tc)
+	sc, snotes := bench.SeedTypedCases()
+	cases = append(cases, sc...)
+	notes = append(notes, snotes...)
 	wc, wnotes := bench.WorkloadCases()
 	cases = append(cases, wc...)
 	notes = append(notes, wnotes...)
