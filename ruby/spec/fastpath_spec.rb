@@ -322,35 +322,118 @@ end
 
 require "objspace"
 
-# share_tail (ext/mpk/rb_mpk.c): a str/bin of 256 bytes or more that ends where MPK.unpack's input
-# ends is a copy-on-write substring of the input.
-RSpec.describe "strs and bins at the end of the input" do
-  it "gives the same values, encodings and independent Strings at and around the 256-byte limit" do
-    [255, 256, 257, 1000, 70_000].each do |n|
-      bin = Random.new(n).bytes(n)
-      str = ("é" * n)[0, n / 2] + "z" * (n - (n / 2) * 2)
-      [[1, bin], [str], { "k" => bin }, [bin, 1], [str, nil], bin, str].each do |v|
-        input = MessagePack.pack(v)
-        [input, input.dup.force_encoding("UTF-8"), input.dup.freeze].each do |src|
-          out = MPK.unpack(src)
-          expect(out).to eq(v)
-          last = out.is_a?(Array) ? out.find { |x| x.is_a?(String) } : out.is_a?(Hash) ? out["k"] : out
-          expect(last.encoding).to eq(v.is_a?(Hash) || [bin, [1, bin], [bin, 1]].include?(v) ? Encoding::BINARY : Encoding::UTF_8)
-          expect(last).not_to be_frozen
-          # shared (no bytes of its own) exactly when it is last and 256 bytes or more
-          shared = n >= 256 && !(v.is_a?(Array) && !v.last.is_a?(String))
-          expect(ObjectSpace.memsize_of(last) < 200).to eq(shared), "#{n} #{v.class} #{v.is_a?(Array) ? v.map(&:class) : ''}"
-          # the two Strings do not change each other
-          before = src.dup
-          last << "tail" << "\x00"
-          expect(src).to eq(before)
-          src2 = input.dup
-          out2 = MPK.unpack(src2)
-          src2.replace("changed")
-          expect(out2).to eq(v)
+# Strs and bins of 256 bytes or more are copy-on-write Strings sharing MPK.unpack's input: anywhere
+# in it with share_body (ext/mpk/rb_mpk.c, CRuby 3.1, checked at load), only at its end with
+# share_tail (the public API; MPK._share_direct = false forces it). A shared String has no bytes of
+# its own: ObjectSpace.memsize_of is the object's 40 bytes.
+RSpec.describe "strs and bins shared with the input" do
+  def with_share_direct(on)
+    MPK._share_direct = on
+    yield
+  ensure
+    MPK._share_direct = true
+  end
+
+  def shared?(s) = ObjectSpace.memsize_of(s) < 200
+
+  it "is on for CRuby 3.1 and can be switched off" do
+    expect(MPK._share_direct?).to eq(RUBY_ENGINE == "ruby" && RUBY_VERSION.start_with?("3.1."))
+    with_share_direct(false) { expect(MPK._share_direct?).to be(false) }
+    expect(MPK._share_direct?).to eq(RUBY_VERSION.start_with?("3.1."))
+  end
+
+  [true, false].each do |direct|
+    it "gives the same values, encodings and independent Strings at and around 256 bytes (share_direct #{direct})" do
+      with_share_direct(direct) do
+        [255, 256, 257, 1000, 70_000].each do |n|
+          bin = Random.new(n).bytes(n)
+          str = ("é" * n)[0, n / 2] + "z" * (n - (n / 2) * 2)
+          [[1, bin], [str], { "k" => bin }, [bin, 1], [str, nil], bin, str, { "k" => str, "z" => 1 }].each do |v|
+            input = MessagePack.pack(v)
+            [input, input.dup.force_encoding("UTF-8"), input.dup.force_encoding("UTF-16LE"), input.dup.freeze].each do |src|
+              src.valid_encoding? # a coderange known for the input: not the value's
+              out = MPK.unpack(src)
+              expect(out).to eq(v)
+              got = out.is_a?(Array) ? out.find { |x| x.is_a?(String) } : out.is_a?(Hash) ? out["k"] : out
+              want = v.is_a?(Array) ? v.find { |x| x.is_a?(String) } : v.is_a?(Hash) ? v["k"] : v
+              expect(got.encoding).to eq(want.encoding)
+              expect(got.valid_encoding?).to be(true)
+              expect(got.hash).to eq(want.hash)
+              expect(got).not_to be_frozen
+              # shared when 256 bytes or more, and (share_tail) last in the input
+              last = !(v.is_a?(Array) && !v.last.is_a?(String)) && !(v.is_a?(Hash) && v.size > 1)
+              expect(shared?(got)).to eq(MPK._share_direct? ? n >= 256 : n >= 256 && last), "#{n} #{v.inspect[0, 40]}"
+              # the two Strings do not change each other
+              before = src.dup
+              got << "tail" << "\x00"
+              expect(got.byteslice(0, want.bytesize)).to eq(want.b.force_encoding(got.encoding))
+              expect(src).to eq(before)
+              src2 = input.dup
+              out2 = MPK.unpack(src2)
+              src2.replace("changed")
+              expect(out2).to eq(v)
+              src3 = input.dup
+              out3 = MPK.unpack(src3)
+              src3.setbyte(src3.bytesize - 1, 0) # written in place
+              src3 << "more"
+              expect(out3).to eq(v)
+            end
+          end
         end
       end
     end
+  end
+
+  it "shares every long str and bin of a message, in maps and arrays, with the right bytes" do
+    rng = Random.new(7)
+    v = { "image" => rng.bytes(6144), "name" => "n" * 300, "list" => Array.new(5) { |i| ["ü" * (128 + i), rng.bytes(256 + i), i] },
+          "short" => "s" * 255, "last" => 1 }
+    input = MessagePack.pack(v)
+    out = MPK.unpack(input)
+    expect(out).to eq(v)
+    longs = [out["image"], out["name"]] + out["list"].flat_map { |a| a[0, 2] }
+    expect(longs.map { |s| shared?(s) }.uniq).to eq([MPK._share_direct?])
+    expect(shared?(out["short"])).to be(false)
+    # each is its own value: writing one changes no other, nor the input
+    longs.each_with_index { |s, i| s.setbyte(0, i) }
+    expect(longs.each_with_index.map { |s, i| s.getbyte(0) == i }.uniq).to eq([true])
+    expect(MPK.unpack(input)).to eq(v)
+    # the C-string functions copy what has no terminating NUL after it
+    num = MPK.unpack(MessagePack.pack(["1" * 300, "2" * 300]))
+    expect(num[0].to_i).to eq(("1" * 300).to_i)
+    expect(num[0].to_f).to eq(("1" * 300).to_f)
+    expect(num[0].to_sym).to eq(("1" * 300).to_sym)
+    expect { File.exist?(num[0]) }.not_to raise_error
+    expect(num[0].unpack1("a*")).to eq("1" * 300)
+  end
+
+  it "keeps shared values intact across GC.compact and GC.stress, the input gone" do
+    values = Array.new(20) { |i| [("v#{i}" * 100), ("b" * (300 + i)).b] }
+    held = values.map { |v| MPK.unpack(MessagePack.pack([v, { "k" => v[1] }, 1])) }
+    GC.start
+    GC.verify_compaction_references(double_heap: true, toward: :empty)
+    GC.compact
+    held.each_with_index { |h, i| expect(h).to eq([values[i], { "k" => values[i][1] }, 1]) }
+    GC.stress = true
+    begin
+      got = MPK.unpack(MessagePack.pack([values[0], values[1], 2]))
+      got[0][0] << "x"
+      got.push(MPK.unpack(MessagePack.pack({ "a" => "z" * 400, "b" => "y" * 500 }.freeze)))
+    ensure
+      GC.stress = false
+    end
+    expect(got).to eq([values[0].dup.tap { |a| a[0] += "x" }, values[1], 2, { "a" => "z" * 400, "b" => "y" * 500 }])
+  end
+
+  it "copies from String subclasses and from Unpacker buffers" do
+    sub = Class.new(String)
+    v = ["x" * 300, 1]
+    out = MPK.unpack(sub.new(MessagePack.pack(v)))
+    expect(out).to eq(v)
+    expect(out[0].class).to eq(String)
+    u = MPK::Unpacker.new
+    u.feed(MessagePack.pack(v))
+    expect(shared?(u.read[0])).to be(false)
   end
 
   it "keeps freeze, symbolize_keys and the Unpacker's own copies as they were" do

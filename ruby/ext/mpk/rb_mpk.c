@@ -7,6 +7,7 @@
  * the reader's own stack if a callback (an ext type's unpacker proc) raises. */
 #include "rb_mpk.h"
 
+#include <ruby/version.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -268,31 +269,136 @@ static inline VALUE new_string(const uint8_t *data, uint32_t len, int encidx) {
     return s;
 }
 
-/* Speed trick (share_tail): a str or bin of 256 bytes or more that ends where MPK.unpack's input
- * ends (the image of a record, a payload last in its message) is handed out as a copy-on-write
- * substring of the input: no byte copied. CRuby 3.1 shares a substring's buffer only when it
- * ends where its String ends (SHARABLE_MIDDLE_SUBSTRING is 0), so strs elsewhere in a message are
- * copied (new_string). Instructions a call (callgrind): Test3 (an 8 KiB bin) unpack 3.60k -> 3.11k,
- * the image record 14.06k -> 13.50k; the larger gain is in time and memory (no malloc, no copy).
- * The result keeps the whole input alive while it lives, as a substring does. Returns Qundef where
- * it does not apply. */
-#define SHARE_TAIL_MIN 256
+/* A str or bin of 256 bytes or more is handed out without copying its bytes: a copy-on-write
+ * String sharing the buffer of MPK.unpack's input (src, a frozen String; Qnil for the Unpacker,
+ * whose buffer is its own and is reused, so its values are always copies). Writing to either
+ * String later copies first (CRuby un-shares), so neither sees the other's changes; the shared
+ * value keeps the whole input buffer alive while it lives, as any substring does. Returns Qundef
+ * where it does not apply (the value is then copied by new_string). */
+#define SHARE_MIN 256
+
+/* The portable path (share_tail): CRuby 3.1's public API (rb_str_subseq) shares a substring's
+ * buffer only when it ends where its String ends (SHARABLE_MIDDLE_SUBSTRING is 0), so only a str
+ * or bin that ends the input is shared (the image of a record, a payload last in its message);
+ * others are copied. Instructions a call (callgrind): Test3 (an 8 KiB bin) unpack 3.60k -> 3.11k. */
 static VALUE share_tail(VALUE src, const uint8_t *data, uint32_t len, int encidx) {
-    if (NIL_P(src) || len < SHARE_TAIL_MIN) return Qundef;
     const char *base = RSTRING_PTR(src);
     long n = RSTRING_LEN(src);
     if ((const char *)data + len != base + n) return Qundef;
     VALUE s = rb_str_subseq(src, (long)((const char *)data - base), (long)len); /* byte offsets */
     rb_enc_associate_index(s, encidx); /* the input's encoding is whatever the caller's String had */
+    RB_ENC_CODERANGE_CLEAR(s); /* rb_str_subseq passes on src's, wrong for a piece cut inside a char */
     return s;
+}
+
+/* Speed trick (share_body): a str or bin anywhere in the input shared, not only a tail. A String
+ * made by rb_str_new_shared(src) is a heap String flagged shared whose pointer and length are
+ * those of src's bytes inside src's frozen root buffer; pointing it at the value's bytes instead
+ * (RString's as.heap.ptr and as.heap.len, public members in CRuby 3.1's headers) gives the state
+ * CRuby itself makes in str_new_frozen_buffer for a frozen copy of a middle substring: the root
+ * stays marked through as.heap.aux.shared (updated by GC.compact; the root's buffer is malloc'd
+ * and does not move), writes un-share it (str_make_independent copies as.heap.len bytes from
+ * as.heap.ptr), and freeing it frees nothing of the root's. The bytes after the value are not a
+ * NUL: CRuby's functions that need a terminated C string (StringValueCStr, String#to_f, ...)
+ * check for that and copy, and reading that byte stays inside the root buffer. Used only on CRuby
+ * 3.1 without variable-width allocation, with a String (not a subclass) input, and only if
+ * check_share_direct found at load time that such Strings equal rb_str_subseq's, point into the
+ * input, and un-share on write without changing the input; MPK._share_direct = false forces
+ * share_tail (fastpath_spec drives both). The coderange is cleared: the input's says nothing
+ * about a piece of it. Measured (callgrind, bench/icount.rb): the image record (a 6 KiB bin
+ * before the end of its map) unpack 13.4k -> 12.9k instructions a call, and no malloc, 6 KiB copy
+ * or 6 KiB of malloc_increase (which paces CRuby's GC) per call. */
+#if defined(RUBY_API_VERSION_MAJOR) && RUBY_API_VERSION_MAJOR == 3 && RUBY_API_VERSION_MINOR == 1 && \
+    !(defined(USE_RVARGC) && USE_RVARGC)
+#define MPK_SHARE_DIRECT 1
+#else
+#define MPK_SHARE_DIRECT 0
+#endif
+static int share_direct_ok, share_direct_found;
+
+#if MPK_SHARE_DIRECT
+static VALUE share_body(VALUE src, const uint8_t *data, uint32_t len, int encidx) {
+    VALUE s = rb_str_new_shared(src); /* src is frozen and 256 bytes or more: a heap String on its root */
+    if (MPK__UNLIKELY(FL_TEST_RAW(s, RSTRING_NOEMBED | RUBY_ELTS_SHARED) != (RSTRING_NOEMBED | RUBY_ELTS_SHARED)))
+        return Qundef;
+    RSTRING(s)->as.heap.ptr = (char *)data;
+    RSTRING(s)->as.heap.len = (long)len;
+    if (RB_ENCODING_GET_INLINED(s) != encidx) {
+        if (MPK__LIKELY(encidx < RUBY_ENCODING_INLINE_MAX)) RB_ENCODING_SET_INLINED(s, encidx);
+        else rb_enc_associate_index(s, encidx);
+    }
+    RB_ENC_CODERANGE_CLEAR(s);
+    return s;
+}
+
+/* Sets share_direct_ok: share_body must give the String a copy gives (bytes, encoding, class,
+ * pointing into the input, which stays as it was when the result is written to. */
+static void check_share_direct(void) {
+    share_direct_ok = 0;
+    VALUE buf = rb_str_buf_new(1500);
+    for (int i = 0; i < 1500; i++) rb_str_buf_cat(buf, (const char *)&"mpk!"[i % 4], 1);
+    rb_str_cat(buf, "\xc3\xa9", 2); /* ends with a UTF-8 char: a coderange to clear */
+    const long offs[] = {0, 1, 7, 300, 1000, 1245, 1246}; /* 1245 + 256 cuts the last char in two */
+    const long lens[] = {256, 257, 500};
+    for (int enc = 0; enc < 2; enc++) {
+        VALUE src = rb_str_dup(buf);
+        rb_enc_associate_index(src, enc ? enc_utf8 : enc_binary);
+        (void)rb_enc_str_coderange(src); /* known (valid): share_body must not pass it on */
+        src = rb_str_new_frozen(src);
+        VALUE copy = rb_str_dup(src); /* its own bytes (written below) */
+        rb_str_modify(copy);
+        for (size_t i = 0; i < sizeof offs / sizeof *offs; i++) {
+            for (size_t j = 0; j < 2 * sizeof lens / sizeof *lens; j++) {
+                long off = offs[i], len = lens[j / 2];
+                if (off + len > RSTRING_LEN(src)) continue;
+                int encidx = j & 1 ? enc_utf8 : enc_binary;
+                const uint8_t *at = (const uint8_t *)RSTRING_PTR(src) + off;
+                VALUE got = share_body(src, at, (uint32_t)len, encidx);
+                if (got == Qundef) return;
+                /* the reference: the bytes copied (rb_str_subseq would pass on a coderange made
+                 * for src, wrong for a piece cut inside a char) */
+                VALUE want = rb_enc_str_new((const char *)at, len, rb_enc_from_index(encidx));
+                if (RSTRING_PTR(got) != (const char *)at || RSTRING_LEN(got) != len || rb_obj_class(got) != rb_cString ||
+                    OBJ_FROZEN(got) || ENCODING_GET(got) != encidx || !rb_str_equal(got, want) ||
+                    rb_enc_str_coderange(got) != rb_enc_str_coderange(want) || rb_str_hash(got) != rb_str_hash(want))
+                    return;
+                rb_str_cat(got, "+", 1); /* un-shares */
+                rb_str_cat(want, "+", 1);
+                if (!rb_str_equal(got, want) || RSTRING_PTR(got) == (const char *)at || !rb_str_equal(src, copy)) return;
+                RB_GC_GUARD(want);
+            }
+        }
+        RB_GC_GUARD(src);
+        RB_GC_GUARD(copy);
+    }
+    RB_GC_GUARD(buf);
+    share_direct_ok = 1;
+}
+#endif
+
+static VALUE share_string(VALUE src, const uint8_t *data, uint32_t len, int encidx) {
+    if (NIL_P(src)) return Qundef;
+#if MPK_SHARE_DIRECT
+    if (MPK__LIKELY(share_direct_ok) && rb_obj_class(src) == rb_cString) return share_body(src, data, len, encidx);
+#endif
+    return share_tail(src, data, len, encidx);
+}
+
+/* MPK._share_direct? / MPK._share_direct = bool (private, for the specs): whether strs and bins
+ * anywhere in the input are shared (share_body); false leaves share_tail. Setting true only
+ * restores what the load-time check found. */
+static VALUE mpk_s_share_direct_p(VALUE mod) { return share_direct_ok ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_share_direct(VALUE mod, VALUE on) {
+    share_direct_ok = RTEST(on) ? share_direct_found : 0;
+    return on;
 }
 
 static VALUE make_string(decoder *d, const rb_mpk_uopts *o, VALUE src, const uint8_t *data, uint32_t len,
                          int is_key, int encidx) {
     if (is_key) return make_key(d, o, data, len, encidx);
     if (o->freeze) return rb_enc_interned_str((const char *)data, len, rb_enc_from_index(encidx));
-    if (MPK__UNLIKELY(len >= SHARE_TAIL_MIN)) {
-        VALUE s = share_tail(src, data, len, encidx);
+    if (MPK__UNLIKELY(len >= SHARE_MIN)) {
+        VALUE s = share_string(src, data, len, encidx);
         if (s != Qundef) return s;
     }
     return new_string(data, len, encidx);
@@ -581,9 +687,15 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
     rb_define_singleton_method(mMPK, "unpack", mpk_s_unpack_entry, -1);
     rb_define_singleton_method(mMPK, "load", mpk_s_unpack_entry, -1);
     rb_define_singleton_method(mMPK, "_default_types=", mpk_s_set_default_types, 1);
+    rb_define_singleton_method(mMPK, "_share_direct?", mpk_s_share_direct_p, 0);
+    rb_define_singleton_method(mMPK, "_share_direct=", mpk_s_set_share_direct, 1);
     rb_define_const(mMPK, "CORE_VERSION", rb_str_freeze(rb_str_new_cstr(mpk_version())));
     rb_define_const(mMPK, "DEFAULT_DEPTH", UINT2NUM(MPK_DEFAULT_DEPTH));
     rb_define_const(mMPK, "DEFAULT_LENGTH", UINT2NUM(MPK_DEFAULT_LENGTH));
     rb_mpk_init_packer();
     rb_mpk_init_unpacker();
+#if MPK_SHARE_DIRECT
+    check_share_direct();
+#endif
+    share_direct_found = share_direct_ok;
 }
