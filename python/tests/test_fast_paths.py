@@ -122,3 +122,17 @@ def test_ascii_strs_packed_at_every_head_boundary():
     assert p.pack(many) == out
     old = [str_head(len(s), str8=False) + s.encode() for s in strs]
     assert mpk.packb(strs, use_bin_type=False) == b"\xdc" + len(strs).to_bytes(2, "big") + b"".join(old)
+
+
+def test_decoded_ascii_strs_of_every_short_length():
+    # the bodies of decoded ASCII strs up to 256 bytes are copied by mpkpy_copy_short (16-byte
+    # moves, overlapping tails, byte moves below 4): every length, each byte in its place, no byte
+    # of the neighbouring value taken in
+    strs = ["".join(chr(33 + (i * 13 + n) % 90) for i in range(n)) for n in range(300)]
+    out = mpk.unpackb(mpk.packb(strs))
+    assert out == strs
+    assert all(type(s) is str and len(s) == len(w) for s, w in zip(out, strs))
+    # a str at the very end and the very start of the input
+    for n in (1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 256):
+        s = "q" * (n - 1) + "z"
+        assert mpk.unpackb(mpk.packb(s)) == s
