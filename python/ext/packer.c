@@ -59,16 +59,36 @@ static inline int writer_ok(encoder *e)
     return LIKELY(mpk_writer_error(e->w) == MPK_OK) ? 0 : no_memory();
 }
 
-/* ADAPTER, to move into c/include/mpk/writer.h: str 8 inline. The core's mpk_write_str inlines only
- * fixstr (<= 31 bytes) and sends longer strings through two out-of-line calls; str 8 strings (URLs,
- * descriptions, tweet texts) are common enough in documents to matter. Writes the same bytes. */
+/* ADAPTER, to move into c/include/mpk/writer.h: a str of any length (n <= 2^32-1, checked by the
+ * caller) in one inline step — one room check for head and body, the head stored in place, the body
+ * by memcpy — where the core's mpk_write_str inlines only fixstr and str 8 up to 127 bytes and sends
+ * the rest through mpk__write_str_slow (its chunk-mode test, length check, head assembly and
+ * framed copy: about 50 instructions per str before the copy). Measured with callgrind
+ * (python/bench/callgrind.py) on the workload "strings of length 0..1023" (1024 ASCII strs, 768 of
+ * them over 255 bytes), together with pack_list's long-str step (put_long_ascii_str): see
+ * bench/README.md. Writes the same bytes; a writer without room for n + 5 takes the core's path,
+ * which grows it or reports it full exactly. */
 MPK__INLINE void write_str_fast(mpk_writer *w, const char *data, size_t n)
 {
-    if (n > 31 && n <= 255 && (size_t)(w->end - w->pos) >= n + 2) {
-        w->pos[0] = 0xd9;
-        w->pos[1] = (uint8_t)n;
-        memcpy(w->pos + 2, data, n);
-        w->pos += n + 2;
+    if (LIKELY((size_t)(w->end - w->pos) >= n + 5)) {
+        uint8_t *p = w->pos;
+        if (n <= 31) {
+            *p++ = (uint8_t)(0xa0 | n);
+        } else if (n <= 0xff) {
+            p[0] = 0xd9;
+            p[1] = (uint8_t)n;
+            p += 2;
+        } else if (n <= 0xffff) {
+            p[0] = 0xda;
+            mpk__store16(p + 1, (uint16_t)n);
+            p += 3;
+        } else {
+            p[0] = 0xdb;
+            mpk__store32(p + 1, (uint32_t)n);
+            p += 5;
+        }
+        if (n) memcpy(p, data, n);
+        w->pos = p + n;
         return;
     }
     mpk_write_str(w, data, n);
@@ -211,7 +231,8 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
 {
     PyTypeObject *t = Py_TYPE(o);
     if (t == &PyUnicode_Type) {
-        if (LIKELY(e->errors == NULL && e->o->use_bin_type && PyUnicode_IS_COMPACT_ASCII(o))) {
+        if (LIKELY(e->errors == NULL && e->o->use_bin_type && PyUnicode_IS_COMPACT_ASCII(o) &&
+                   (uint64_t)PyUnicode_GET_LENGTH(o) <= 0xffffffffu)) {
             write_str_fast(e->w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)PyUnicode_GET_LENGTH(o));
             *rc = 0;
         } else {
@@ -347,6 +368,22 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
     return NULL;
 }
 
+/* pack_list's step for the ASCII strs put_small_scalar leaves — over 255 bytes, or short of room —
+ * under a plain encoder: written through write_str_fast with the writer's position set from the
+ * loop's and read back, without the full dispatch (the reference taken around a call that may run
+ * Python code, pack_obj, pack_scalar: about 35 instructions per str). 1: written (or the writer
+ * failed to grow: its error is sticky and reported at the end, as for every write); 0: not such a
+ * str, nothing written. Measured with write_str_fast, see there. */
+MPK__INLINE int put_long_ascii_str(mpk_writer *w, uint8_t *p, PyObject *o)
+{
+    if (Py_TYPE(o) != &PyUnicode_Type || !PyUnicode_IS_COMPACT_ASCII(o)) return 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(o);
+    if (UNLIKELY((uint64_t)n > 0xffffffffu)) return 0; /* pack_str raises for it */
+    w->pos = p;
+    write_str_fast(w, (const char *)(((PyASCIIObject *)o) + 1), (size_t)n);
+    return 1;
+}
+
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
 {
     if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
@@ -418,8 +455,13 @@ static int pack_list(encoder *e, PyObject *o, int depth)
                 continue;
             }
         }
+        if (LIKELY(plain) && put_long_ascii_str(w, p, item)) {
+            p = w->pos;
+            end = w->end;
+            continue;
+        }
         /* everything else — containers, and the scalars put_small_scalar leaves (wide ints,
-         * non-ASCII or long strs, an encoder that is not plain) — through the full dispatch */
+         * non-ASCII strs, an encoder that is not plain) — through the full dispatch */
         w->pos = p;
         int rc;
         Py_INCREF(item);

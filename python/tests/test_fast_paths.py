@@ -79,3 +79,60 @@ def test_ints_packed_at_every_digit_boundary():
         assert mpk.packb([value, value]) == msgpack.packb([value, value]), value
         assert mpk.packb({"k": value}) == msgpack.packb({"k": value}), value
         assert mpk.unpackb(want) == value
+
+
+STR_LENGTHS = [0, 1, 15, 16, 31, 32, 127, 128, 255, 256, 257, 1023, 4096, 65535, 65536, 70000]
+
+
+def str_head(n, str8=True):
+    # the spec's shortest str head (without str 8 for use_bin_type=False, as msgpack-python)
+    if n <= 31:
+        return bytes([0xA0 | n])
+    if n <= 255 and str8:
+        return bytes([0xD9, n])
+    if n <= 0xFFFF:
+        return b"\xda" + n.to_bytes(2, "big")
+    return b"\xdb" + n.to_bytes(4, "big")
+
+
+def test_ascii_strs_packed_at_every_head_boundary():
+    # ASCII strs of any length are written in one step in lists (put_long_ascii_str) and elsewhere
+    # (write_str_fast): each length takes its shortest head, in a list, a dict, alone, between other
+    # items, in a writer that must grow mid-list, and under use_bin_type=False (no str 8)
+    strs = ["".join(chr(97 + (i * 7 + n) % 26) for i in range(n)) for n in STR_LENGTHS]
+    enc = [str_head(len(s)) + s.encode() for s in strs]
+    for s, e in zip(strs, enc):
+        assert mpk.packb(s) == e
+        assert mpk.packb([s]) == b"\x91" + e
+        assert mpk.packb({"k": s}) == b"\x81\xa1k" + e
+        assert mpk.Packer().pack(s) == e
+    body = b"".join(enc)
+    assert mpk.packb(strs) == b"\xdc" + len(strs).to_bytes(2, "big") + body
+    # interleaved with ints, containers and non-ASCII strs, which take the other paths
+    mixed = [x for s in strs for x in (s, 7, [s], "é" + s)]
+    want = b"".join(str_head(len(s)) + s.encode() + b"\x07\x91" + str_head(len(s)) + s.encode()
+                    + str_head(len(s) + 2) + ("é" + s).encode() for s in strs)
+    assert mpk.packb(mixed) == b"\xdc" + len(mixed).to_bytes(2, "big") + want
+    # many long strs: the output grows many times, each time mid-list
+    many = [strs[-1], strs[-4]] * 40
+    out = mpk.packb(many)
+    assert out == b"\xdc\x00\x50" + (enc[-1] + enc[-4]) * 40
+    assert mpk.unpackb(out) == many
+    p = mpk.Packer(buf_size=16)
+    assert p.pack(many) == out
+    old = [str_head(len(s), str8=False) + s.encode() for s in strs]
+    assert mpk.packb(strs, use_bin_type=False) == b"\xdc" + len(strs).to_bytes(2, "big") + b"".join(old)
+
+
+def test_decoded_ascii_strs_of_every_short_length():
+    # the bodies of decoded ASCII strs up to 256 bytes are copied by mpkpy_copy_short (16-byte
+    # moves, overlapping tails, byte moves below 4): every length, each byte in its place, no byte
+    # of the neighbouring value taken in
+    strs = ["".join(chr(33 + (i * 13 + n) % 90) for i in range(n)) for n in range(300)]
+    out = mpk.unpackb(mpk.packb(strs))
+    assert out == strs
+    assert all(type(s) is str and len(s) == len(w) for s, w in zip(out, strs))
+    # a str at the very end and the very start of the input
+    for n in (1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 256):
+        s = "q" * (n - 1) + "z"
+        assert mpk.unpackb(mpk.packb(s)) == s
