@@ -23,8 +23,9 @@ driver-cpp:
 	@mkdir -p spec/drivers && cp $(CPP_BUILD)/release/mpk_cpp_driver spec/drivers/cpp
 
 # The seed's benchmark (cpp/bench): mpk vs msgpack-cxx 4.1.3 vs Protocol Buffers 3.21 vs RapidJSON on
-# Test1-Test4, Product and 100 Products (typed), and twitter/citm_catalog/canada through each
-# library's tree. Its Debian packages are installed here, not by `make deps`, so `make test` does
+# Test1-Test4, Product and 100 Products (typed), every other common workload with a protobuf message
+# (typed, one message per op: cpp/bench/workloads.cpp), and the schemaless ones (twitter,
+# citm_catalog, canada, rb_twitter, js_*) through each library's tree. Its Debian packages are installed here, not by `make deps`, so `make test` does
 # not need them. Writes bench/results/cpp.md and the sidecar bench/results/cpp.json.
 # QUICK=1 (or MPK_BENCH_QUICK=1): 1 run of 1/8 of the counts.
 BENCHES += cpp

@@ -14,7 +14,10 @@ import subprocess
 import tempfile
 
 COUNTS = {"test1": 4000, "test2": 4000, "test3": 400, "test4": 400, "product": 2000, "products100": 40,
-          "twitter": 3, "citm_catalog": 3, "canada": 2}
+          "table16": 2000, "rb_image": 200, "rb_integers": 20, "rb_geojson": 20, "rb_model3d": 3, "c_ints": 3,
+          "c_strings": 3, "long_string": 3, "utf8_strings": 3, "bins64k": 3,
+          "twitter": 3, "citm_catalog": 3, "canada": 2, "rb_twitter": 50}
+SCHEMALESS = ("twitter", "citm_catalog", "canada", "rb_twitter")
 LIBS = ["mpk", "cxxdoc", "cxxfast", "protobuf", "json"]
 
 
@@ -46,7 +49,9 @@ def main():
         for op in ("encode", "decode"):
             counts = {}
             for lib in libs:
-                if lib in ("cxxdoc", "protobuf") and wl in ("twitter", "citm_catalog", "canada"):
+                if lib in ("cxxdoc", "protobuf") and (wl in SCHEMALESS or wl.startswith("js_")):
+                    continue
+                if lib == "cxxdoc" and wl not in ("test1", "test2", "test3", "test4", "product", "products100"):
                     continue
                 counts[lib] = run(a.bench, wl, lib, op, n, a.data)
             base = counts.get("mpk")

@@ -10,16 +10,18 @@
 // Protocol Buffers (the seed's .proto and workloads.proto, length-delimited as in the seed) and
 // RapidJSON (the same values as JSON documents, written back to back).
 //
-// Dynamic rows: twitter, citm_catalog and canada decoded into a tree and encoded back: mpk
-// through mpk::document / mpk::value, msgpack-cxx through msgpack::object (reused zone, strings
-// referenced), RapidJSON through rapidjson::Document (from the .json file).
+// The other common workloads with a protobuf message (table16, rb_*, c_*, long_string,
+// utf8_strings, bins64k): typed, one message per op (workloads.cpp).
+//
+// Dynamic rows: the workloads without a protobuf message (twitter, citm_catalog, canada,
+// rb_twitter, js_*) decoded into a tree and encoded back: mpk through mpk::document / mpk::value,
+// msgpack-cxx through msgpack::object (reused zone, strings referenced), RapidJSON through
+// rapidjson::Document (from the .json file).
 //
 // Every cell is the median of --runs runs; a serialization is timed on its second pass over the
 // buffer (the first one touches the pages, whose faults are not serialization). Writes the
 // tables (--md) and the sidecar rows (--json, bench/README.md "The sidecar").
-#include <mpk.hpp>
-
-#include <msgpack.hpp>
+#include "common.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -28,30 +30,13 @@
 #include "seed.pb.h"
 #include "workloads.pb.h"
 
-#ifdef MPK_BENCH_HAVE_RAPIDJSON
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-#endif
-
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define MPK_BENCH_HAVE_CALLGRIND 1
-#endif
-
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
-#include <string>
 #include <thread>
-#include <vector>
 
 namespace {
+
+using namespace mpkb;
 
 constexpr std::size_t kBin = 8192;
 
@@ -105,31 +90,6 @@ std::uint64_t touch(const mpkbench::ProductList &t) {
     return n + (n ? touch(t.products(t.products_size() - 1)) : 0);
 }
 
-// --profile LIB:OP (cpp/bench/callgrind.py): only that library runs, and under callgrind
-// (--collect-atstart=no) only its timed loops of OP (1 encode, 2 decode) are counted.
-int g_profile_op = 0;
-
-template <class F>
-double seconds_of(int op, F &&fn) {
-#ifdef MPK_BENCH_HAVE_CALLGRIND
-    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
-#endif
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-#ifdef MPK_BENCH_HAVE_CALLGRIND
-    if (op == g_profile_op) CALLGRIND_TOGGLE_COLLECT;
-#endif
-    (void)op;
-    return s;
-}
-
-struct cell {
-    double ser = 0, des = 0; // seconds for all messages
-    std::size_t bytes = 0;   // all messages
-};
-
-volatile std::uint64_t g_sink;
 
 std::vector<char> g_payload(kBin, 'x');
 
@@ -242,7 +202,6 @@ cell run_protobuf(std::size_t n, const T &msg) {
 // back one document after another (kParseStopWhenDoneFlag) into a new Document each, then the
 // same fields read out as from the typed structs. A new Document per message is RapidJSON's
 // documented use; its pool allocator keeps nothing across parses.
-using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
 void json_pair(json_writer &w, std::int64_t a, std::int64_t b) {
     w.StartArray();
@@ -304,132 +263,6 @@ cell run_json(std::size_t n, Write write_one, Read read_one) {
 }
 #endif
 
-// ---- the corpora through each library's dynamic tree -------------------------------------------------
-
-cell corpus_mpk(const std::vector<std::byte> &bytes, std::size_t reps) {
-    cell c;
-    mpk::document doc;
-    c.des = seconds_of(2, [&] {
-        std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < reps; i++) sum += doc.parse(bytes).size();
-        g_sink = sum;
-    });
-    mpk::value v = doc.parse(bytes);
-    mpk::writer w(bytes.size() + 4096);
-    auto ser = [&] {
-        for (std::size_t i = 0; i < reps; i++) {
-            w.reset();
-            v.write_to(w);
-        }
-    };
-    ser();
-    c.ser = seconds_of(1, ser);
-    if (!w.ok()) std::abort();
-    c.bytes = w.size() * reps; // cells count the bytes of all messages
-    return c;
-}
-
-cell corpus_msgpack(const std::vector<std::byte> &bytes, std::size_t reps) {
-    cell c;
-    auto data = reinterpret_cast<const char *>(bytes.data());
-    auto ref = [](msgpack::type::object_type, std::size_t, void *) { return true; };
-    c.des = seconds_of(2, [&] {
-        msgpack::zone z;
-        std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < reps; i++) {
-            std::size_t off = 0;
-            bool referenced = false;
-            msgpack::object obj = msgpack::unpack(z, data, bytes.size(), off, referenced, ref);
-            sum += obj.type;
-            z.clear();
-        }
-        g_sink = sum;
-    });
-    msgpack::zone z;
-    std::size_t off = 0;
-    bool referenced = false;
-    msgpack::object obj = msgpack::unpack(z, data, bytes.size(), off, referenced, ref);
-    msgpack::sbuffer sb(bytes.size() + 4096);
-    auto ser = [&] {
-        for (std::size_t i = 0; i < reps; i++) {
-            sb.clear();
-            msgpack::pack(sb, obj);
-        }
-    };
-    ser();
-    c.ser = seconds_of(1, ser);
-    c.bytes = sb.size() * reps;
-    return c;
-}
-
-#ifdef MPK_BENCH_HAVE_RAPIDJSON
-cell corpus_json(const std::string &text, std::size_t reps) {
-    cell c;
-    c.des = seconds_of(2, [&] {
-        std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < reps; i++) {
-            rapidjson::Document d;
-            d.Parse(text.data(), text.size());
-            if (d.HasParseError()) std::abort();
-            sum += d.IsObject() ? d.MemberCount() : d.Size();
-        }
-        g_sink = sum;
-    });
-    rapidjson::Document d;
-    d.Parse(text.data(), text.size());
-    rapidjson::StringBuffer sb;
-    sb.Reserve(text.size() + 4096);
-    auto ser = [&] {
-        for (std::size_t i = 0; i < reps; i++) {
-            sb.Clear();
-            json_writer w(sb);
-            d.Accept(w);
-        }
-    };
-    ser();
-    c.ser = seconds_of(1, ser);
-    c.bytes = sb.GetSize() * reps;
-    return c;
-}
-#endif
-
-cell median(std::vector<cell> runs) {
-    cell out;
-    auto med = [&](auto get) {
-        std::vector<double> v;
-        for (auto &r : runs) v.push_back(get(r));
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
-    out.ser = med([](const cell &c) { return c.ser; });
-    out.des = med([](const cell &c) { return c.des; });
-    out.bytes = runs[0].bytes;
-    return out;
-}
-
-template <class F>
-cell repeat(int runs, F f) {
-    std::vector<cell> v;
-    for (int i = 0; i < runs; i++) v.push_back(f());
-    return median(v);
-}
-
-std::string read_file(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        std::fprintf(stderr, "mpk_cpp_bench: cannot read %s (run make bench-workloads)\n", path.c_str());
-        std::exit(2);
-    }
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-std::vector<std::byte> read_bytes(const std::string &path) {
-    std::string s = read_file(path);
-    auto p = reinterpret_cast<const std::byte *>(s.data());
-    return {p, p + s.size()};
-}
 
 c::Product to_c(const m::Product &p) { return {p.id, p.name, p.description, p.price, p.colors}; }
 void to_pb(const m::Product &p, mpkbench::Product &out) {
@@ -437,18 +270,6 @@ void to_pb(const m::Product &p, mpkbench::Product &out) {
     for (auto &col : p.colors) out.add_colors(col);
 }
 
-std::string json_escape(const std::string &s) {
-    std::string o;
-    for (char ch : s) {
-        if (ch == '"' || ch == '\\') o += '\\';
-        if (static_cast<unsigned char>(ch) < 0x20) continue;
-        o += ch;
-    }
-    return o;
-}
-
-struct lib_row { std::string library, kind; cell c; };
-struct row { std::string workload, title, variant; std::size_t n; std::vector<lib_row> libs; };
 
 } // namespace
 
@@ -571,22 +392,34 @@ int main(int argc, char **argv) {
     typed("product", "Product", mid, product, cprod, pprod, jw5, jr5);
     typed("products100", "100 Products", list, products, cprods, pprods, jw6, jr6);
 
-    // The schemaless corpora: decode into each library's tree and encode the tree back.
+    // The common workloads with a protobuf message, typed (workloads.cpp).
+    const std::vector<manifest_entry> manifest = read_manifest(data);
+    wl_config cfg;
+    cfg.data = data;
+    cfg.runs = runs;
+    cfg.shift = shift;
+    cfg.count = count;
+    cfg.only = only;
+    cfg.profile_lib = profile_lib;
+    std::vector<row> wl_rows = typed_workloads(cfg, manifest);
+
+    // The schemaless workloads (no protobuf message: twitter, citm_catalog, canada, rb_twitter and
+    // the js_* documents present), in the manifest's order: decode into each library's tree and
+    // encode the tree back.
     std::vector<row> corpora;
-    for (const char *id : {"twitter", "citm_catalog", "canada"}) {
-        if (!only.empty() && only.find(std::string(",") + id + ",") == std::string::npos) continue;
-        auto bytes = read_bytes(data + "/" + id + ".msgpack");
-        // About 64 MB of MessagePack per cell (8 MB under QUICK), at least 5 documents.
-        std::size_t reps = count ? count : std::max<std::size_t>(5, ((std::size_t{64} << 20) >> shift) / bytes.size());
-        row r{id, id, "", reps, {}};
+    for (const manifest_entry &e : manifest) {
+        if (!e.proto.empty() || !cfg.selected(e.id)) continue;
+        auto bytes = read_bytes(data + "/" + e.id + ".msgpack");
+        std::size_t reps = count ? count : reps_for(bytes.size(), shift);
+        row r{e.id, e.id, "", reps, {}};
         if (wanted("mpk")) r.libs.push_back({"mpk", "mpk", repeat(runs, [&] { return corpus_mpk(bytes, reps); })});
         if (wanted("cxxfast"))
             r.libs.push_back({"msgpack-cxx zone+ref", "msgpack", repeat(runs, [&] { return corpus_msgpack(bytes, reps); })});
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
-        std::string text = read_file(data + "/" + id + ".json");
+        std::string text = read_file(data + "/" + e.id + ".json");
         if (wanted("json")) r.libs.push_back({"RapidJSON", "json", repeat(runs, [&] { return corpus_json(text, reps); })});
 #endif
-        std::fprintf(stderr, "  %s done\n", id);
+        std::fprintf(stderr, "  %s done\n", e.id.c_str());
         corpora.push_back(std::move(r));
     }
 
@@ -605,7 +438,7 @@ int main(int argc, char **argv) {
     std::string machine = std::to_string(std::thread::hardware_concurrency()) + " cores (" + cpu + ")";
 
     std::string md;
-    char buf[1024];
+    char buf[4096];
     auto out = [&](const char *fmt, auto... a) {
         std::snprintf(buf, sizeof buf, fmt, a...);
         md += buf;
@@ -614,7 +447,7 @@ int main(int argc, char **argv) {
         for (auto &l : r.libs) if (l.kind == "protobuf") return &l.c;
         return nullptr;
     };
-    out("## C++ (cpp/bench): the seed's Test1-Test4, Product, 100 Products, the corpora\n\n");
+    out("## C++ (cpp/bench): the seed's Test1-Test4, Product, 100 Products, the common workloads\n\n");
     if (quick) out("**QUICK run** (1/8 of the counts): a first look, not figures to quote.\n\n");
     out("Medians of %d runs. Test1/Test2: %zu messages, Test3/Test4: %zu, the Go seed's Product (a map keyed by field names; "
         "protobuf: mpkbench.Product of bench/workloads/workloads.proto): %zu, 100 Products (protobuf: mpkbench.ProductList): %zu; "
@@ -636,23 +469,56 @@ int main(int argc, char **argv) {
     for (auto &r : rows) out("| %s | %.2fx | %.2fx |\n", r.title.c_str(), r.libs[2].c.ser / r.libs[0].c.ser, r.libs[2].c.des / r.libs[0].c.des);
     out("\nThe seed (2009, msgpack vs protobuf): serialize 2-3.7x faster; deserialize Test1 4.9x and "
         "Test2 2.7x slower, Test3 17x faster.\n\n");
-    out("### twitter, citm_catalog, canada: into a tree and back\n\n");
-    out("mpk: mpk::document::parse (decode) and mpk::value::write_to (encode); msgpack-cxx: msgpack::unpack into a reused zone "
+    // Microseconds with 3 significant digits (a table16 op takes well under one).
+    auto us = [](double s) {
+        static char t[4][32];
+        static int k = 0;
+        char *o = t[k++ & 3];
+        double v = s * 1e6;
+        std::snprintf(o, 32, v < 10 ? "%.3f" : v < 100 ? "%.2f" : v < 1000 ? "%.1f" : "%.0f", v);
+        return o;
+    };
+    // One row per library: per op, its bytes, its times and rates, and the ratios to mpk's times.
+    auto per_op_table = [&](const std::vector<row> &set, const char *first) {
+        out("| %s | ops | library | bytes | decode us | MB/s | encode us | MB/s | decode vs mpk | encode vs mpk |\n", first);
+        out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (auto &r : set) {
+            const cell &mc = r.libs[0].c;
+            for (auto &l : r.libs) {
+                double per_d = l.c.des / static_cast<double>(r.n), per_e = l.c.ser / static_cast<double>(r.n);
+                std::size_t doc = l.c.bytes / r.n;
+                double mb = static_cast<double>(doc) / 1e6;
+                out("| %s | %zu | %s | %zu | %s | %.0f | %s | %.0f | %.2fx | %.2fx |\n", r.workload.c_str(), r.n, l.library.c_str(), doc,
+                    us(per_d), mb / per_d, us(per_e), mb / per_e, l.c.des / mc.des, l.c.ser / mc.ser);
+            }
+        }
+    };
+    if (!wl_rows.empty()) {
+        out("### The common workloads with a protobuf message, typed: one message per op\n\n");
+        out("Each workload of bench/workloads (build/bench-workloads) decoded from its own file by each library into its typed "
+            "form, over and over into the same object, and encoded back from it into a kept buffer (cpp/bench/workloads.cpp). "
+            "mpk and msgpack-cxx read and write the same C++ type (below; msgpack-cxx through MSGPACK_DEFINE / "
+            "MSGPACK_DEFINE_MAP, its fastest path: a reused zone with str and bin referenced, then convert); protobuf 3.21 "
+            "reads <id>.pb with code generated from bench/workloads/workloads.proto (ParseFromArray into the same message, "
+            "SerializeToArray); RapidJSON parses <id>.json into a new Document and writes it back with its Writer. Every "
+            "library owns what it decodes (strings and bins are copied by all; no views). Checked before timing: mpk and "
+            "msgpack-cxx re-encode the .msgpack file byte for byte and protobuf the .pb file, all three hold the same values. "
+            "proto3 `string` fields are UTF-8-checked by protobuf when parsed; mpk, msgpack-cxx and RapidJSON check nothing "
+            "by default (mpk: options::strict_utf8). Medians of %d runs; ratios: the other library's time over mpk's.\n\n",
+            runs);
+        out("| workload | what | mpk's C++ type | protobuf message |\n|---|---|---|---|\n");
+        for (auto &r : wl_rows) out("| %s | %s | %s | %s |\n", r.workload.c_str(), r.title.c_str(), r.shape.c_str(), r.proto.c_str());
+        out("\n");
+        per_op_table(wl_rows, "workload");
+        out("\n");
+    }
+    out("### The schemaless workloads: into a tree and back\n\n");
+    out("twitter, citm_catalog, canada, rb_twitter and the js_* documents (the workloads without a protobuf message). "
+        "mpk: mpk::document::parse (decode) and mpk::value::write_to (encode); msgpack-cxx: msgpack::unpack into a reused zone "
         "with strings referenced, msgpack::pack of the msgpack::object; RapidJSON: Document::Parse of the .json file and "
         "Document::Accept(Writer). Microseconds per document (median of %d runs); ratios: the other library's time over mpk's.\n\n",
         runs);
-    out("| corpus | documents | library | bytes | decode us | MB/s | encode us | MB/s | decode vs mpk | encode vs mpk |\n");
-    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (auto &r : corpora) {
-        const cell &mc = r.libs[0].c;
-        for (auto &l : r.libs) {
-            double per_d = l.c.des / static_cast<double>(r.n), per_e = l.c.ser / static_cast<double>(r.n);
-            std::size_t doc = l.c.bytes / r.n;
-            double mb = static_cast<double>(doc) / 1e6;
-            out("| %s | %zu | %s | %zu | %.0f | %.0f | %.0f | %.0f | %.2fx | %.2fx |\n", r.title.c_str(), r.n, l.library.c_str(), doc,
-                per_d * 1e6, mb / per_d, per_e * 1e6, mb / per_e, l.c.des / mc.des, l.c.ser / mc.ser);
-        }
-    }
+    per_op_table(corpora, "document");
     out("\nmsgpack-cxx %s, protobuf %d, ", MSGPACK_VERSION, GOOGLE_PROTOBUF_VERSION);
 #ifdef MPK_BENCH_HAVE_RAPIDJSON
     out("RapidJSON %s, ", RAPIDJSON_VERSION_STRING);
@@ -687,7 +553,7 @@ int main(int argc, char **argv) {
             j += buf;
             first = false;
         };
-        for (auto *set : {&rows, &corpora})
+        for (auto *set : {&rows, &wl_rows, &corpora})
             for (auto &r : *set)
                 for (auto &l : r.libs) {
                     emit(r, l, "encode", l.c.ser);

@@ -7,10 +7,13 @@
 // by heads of every family, under the default options and under tight limits and strict UTF-8.
 #include "support.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
+#include <string>
 #include <tuple>
 
 namespace {
@@ -330,4 +333,244 @@ TEST(FastPath, EncodeMatchesTheGeneralPath) {
             }
         }
     }
+}
+
+// ---- containers: std::vector runs, std::array and std::string fields ------------------------------
+
+namespace {
+
+struct Row {
+    std::string s;
+    std::int32_t n = 0;
+    bool b = false;
+    MPK_FIELDS(s, n, b)
+};
+
+struct Pt {
+    std::array<double, 2> at{};
+    std::uint16_t id = 0;
+    MPK_FIELDS(at, id)
+};
+
+#ifndef MPK_CPP_NO_FAST_PATH
+static_assert(mpk::detail::fast_field<Row>::dec && !mpk::detail::fast_field<Row>::enc);
+static_assert(mpk::detail::fast_field<std::array<double, 2>>::dec && mpk::detail::fast_field<std::array<double, 2>>::enc);
+static_assert(mpk::detail::fast_field<Pt>::depth == 2);
+static_assert(mpk::codec<std::vector<std::int64_t>>::run_dec && mpk::codec<std::vector<Pt>>::run_dec);
+static_assert(!mpk::codec<std::vector<Row>>::run_dec && mpk::codec<std::vector<Row>>::fast_dec);
+#endif
+
+bool operator==(const Row &a, const Row &b) { return a.s == b.s && a.n == b.n && a.b == b.b; }
+bool same_elem(const Row &a, const Row &b) { return a == b; }
+bool same_elem(const std::string &a, const std::string &b) { return a == b; }
+bool same_elem(const Pt &a, const Pt &b) {
+    return std::memcmp(a.at.data(), b.at.data(), sizeof a.at) == 0 && a.id == b.id;
+}
+template <class T, std::size_t N>
+bool same_elem(const std::array<T, N> &a, const std::array<T, N> &b) {
+    return std::memcmp(a.data(), b.data(), sizeof a) == 0;
+}
+template <class T>
+bool same_elem(const T &a, const T &b) {
+    return std::memcmp(&a, &b, sizeof a) == 0; // floats by bits
+}
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+template <class T>
+bool same_vec(const std::vector<T> &a, const std::vector<T> &b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); i++)
+        if (!same_elem(a[i], b[i])) return false;
+    return true;
+}
+
+/// Decodes `in` into `start` (a vector already holding elements: reuse) with mpk::try_unpack (the
+/// fast path) and with the vector's general path; expects the same vector or the same error.
+std::string short_hex(const std::vector<std::byte> &in) {
+    std::string h = mpk_test::to_hex(in);
+    return h.size() > 120 ? h.substr(0, 120) + "... (" + std::to_string(in.size()) + " bytes)" : h;
+}
+
+template <class V>
+bool expect_same_container(const std::vector<std::byte> &in, const mpk::options &opts, const V &start) {
+    V fast = start, general = start;
+    auto r = mpk::try_unpack(mpk::bytes_view(in), fast, opts);
+    mpk::decoder d(in, opts);
+    bool ok = mpk::codec<V>::decode_general(d, general) && d.finish();
+    mpk::error_info e = d.error(mpk::detail::root_name<V>()); // as try_unpack names the root
+    EXPECT_EQ(r.ok(), ok) << short_hex(in);
+    if (r.ok() && ok) {
+        if constexpr (is_vector<V>::value) {
+            EXPECT_TRUE(same_vec(fast, general)) << short_hex(in);
+        } else {
+            EXPECT_TRUE(same_elem(fast, general)) << short_hex(in);
+        }
+    } else if (!r.ok() && !ok) {
+        EXPECT_EQ(r.error().message(), e.message()) << short_hex(in);
+    }
+    return ok;
+}
+
+template <class V>
+int mutate_container(const std::vector<std::byte> &valid, const mpk::options &opts, const V &start) {
+    int decoded = expect_same_container(valid, opts, start);
+    for (std::size_t n = 0; n < valid.size(); n++)
+        expect_same_container(std::vector<std::byte>(valid.begin(), valid.begin() + static_cast<std::ptrdiff_t>(n)), opts, start);
+    for (std::size_t i = 0; i < valid.size(); i++)
+        for (std::uint8_t h : kHeads) {
+            auto m = valid;
+            m[i] = static_cast<std::byte>(h);
+            decoded += expect_same_container(m, opts, start);
+        }
+    return decoded;
+}
+
+std::vector<mpk::options> container_option_sets() {
+    auto v = option_sets();
+    mpk::options budget; // the allocation budget runs out inside a run
+    budget.max_alloc = 40;
+    v.push_back(budget);
+    return v;
+}
+
+} // namespace
+
+// Vectors of every kind of fast element, read in runs (plain data) or one at a time (strings and
+// structs holding them), into empty vectors and into vectors already holding more or fewer
+// elements; every truncation and head mutation must give what the general path gives.
+TEST(FastPath, VectorsMatchTheGeneralPath) {
+    std::vector<std::int64_t> ints;
+    for (std::int64_t v : {0LL, 1LL, -1LL, 127LL, 128LL, -33LL, 65536LL, -2147483649LL, 4294967296LL}) ints.push_back(v);
+    std::vector<std::uint16_t> u16s = {0, 1, 127, 128, 255, 256, 65535};
+    std::vector<double> doubles = {0.5, -0.0, 1e300, std::nan(""), 3.0};
+    std::vector<float> floats = {0.5f, -1.25f};
+    std::vector<bool> bools = {true, false, true};
+    std::vector<Color> colors = {Color::red, Color::blue};
+    std::vector<Row> rows = {{"hello", 123, true}, {"", -5, false}, {"world, and more than 31 bytes of text", 70000, true}};
+    std::vector<Pt> pts = {{{1.5, -2.5}, 7}, {{0, 0}, 65535}};
+    std::vector<std::array<double, 2>> pairs = {{1.0, 2.0}, {-3.5, 4.25}, {0, 0}};
+    std::vector<std::string> strs = {"a", "", "bc", std::string(40, 'x')};
+    int decoded = 0;
+    for (const auto &opts : container_option_sets()) {
+        decoded += mutate_container(mpk::pack(ints), opts, std::vector<std::int64_t>{});
+        decoded += mutate_container(mpk::pack(ints), opts, std::vector<std::int64_t>{9, 9});
+        decoded += mutate_container(mpk::pack(u16s), opts, std::vector<std::uint16_t>{});
+        decoded += mutate_container(mpk::pack(doubles), opts, std::vector<double>{});
+        decoded += mutate_container(mpk::pack(floats), opts, std::vector<float>{1, 2, 3, 4});
+        decoded += mutate_container(mpk::pack(bools), opts, std::vector<bool>{});
+        decoded += mutate_container(mpk::pack(colors), opts, std::vector<Color>{});
+        decoded += mutate_container(mpk::pack(rows), opts, std::vector<Row>{});
+        decoded += mutate_container(mpk::pack(rows), opts, std::vector<Row>{{"old", 1, false}, {"old", 2, true}, {"x", 3, false}, {"y", 4, true}});
+        decoded += mutate_container(mpk::pack(pts), opts, std::vector<Pt>{});
+        decoded += mutate_container(mpk::pack(pairs), opts, std::vector<std::array<double, 2>>{});
+        decoded += mutate_container(mpk::pack(strs), opts, std::vector<std::string>{"keep", "these"});
+        decoded += mutate_container(mpk::pack(pairs[1]), opts, std::array<double, 2>{});
+        decoded += mutate_container(mpk::pack(rows[2]), opts, Row{});
+    }
+    EXPECT_GT(decoded, 1000);
+}
+
+// Long vectors: a run fills the reserved room, the element after it grows the vector, runs go on;
+// an element the fast path does not take (a float 32 among float 64s, an int form it leaves to
+// the general path) ends the runs and the rest goes one at a time, with the same result.
+TEST(FastPath, LongVectorsAcrossRoomAndOddElements) {
+    std::vector<double> d(5000);
+    for (std::size_t i = 0; i < d.size(); i++) d[i] = static_cast<double>(i) * 0.25 - 100;
+    auto bytes = mpk::pack(d);
+    EXPECT_TRUE(expect_same_container(bytes, {}, std::vector<double>{}));
+    std::vector<double> warm(7000, 1.0); // more room than needed, then fewer elements
+    EXPECT_TRUE(expect_same_container(bytes, {}, warm));
+    // element 3000 as float 32 (0xca 3f800000: 1.0), the rest float 64
+    std::vector<std::byte> odd;
+    mpk::writer w;
+    w.array(5000);
+    for (std::size_t i = 0; i < 5000; i++) {
+        if (i == 3000) w.write(1.0f);
+        else w.write(d[i]);
+    }
+    odd.assign(w.data(), w.data() + w.size());
+    EXPECT_TRUE(expect_same_container(odd, {}, std::vector<double>{}));
+    auto back = mpk::unpack<std::vector<double>>(odd);
+    EXPECT_EQ(back[3000], 1.0);
+    EXPECT_EQ(back[4999], d[4999]);
+    // a truncation deep inside a run: truncated at the input's length, as the general path says
+    std::vector<std::byte> cut(bytes.begin(), bytes.begin() + 20000);
+    auto r = mpk::try_unpack<std::vector<double>>(cut);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, mpk::errc::truncated);
+    EXPECT_TRUE(expect_same_container(cut, {}, std::vector<double>{}) == false);
+    // ints in every form, many of them
+    std::vector<std::int64_t> ints;
+    for (int i = 0; i < 3000; i++) ints.push_back((i % 2 ? -1 : 1) * (std::int64_t{1} << (i % 63)));
+    EXPECT_TRUE(expect_same_container(mpk::pack(ints), {}, std::vector<std::int64_t>{}));
+    // the same ints into a narrower type: the first that does not fit is a type error at its offset
+    EXPECT_FALSE(expect_same_container(mpk::pack(ints), {}, std::vector<std::int32_t>{}));
+}
+
+// The reader's bookkeeping after a run: arrays of runs nested in arrays and maps, and the values
+// after them, decode as the general path decodes them; a run that ends its array closes it.
+TEST(FastPath, RunsInsideContainers) {
+    using T = std::tuple<std::vector<std::vector<std::uint32_t>>, std::map<std::string, std::vector<double>>, std::string>;
+    T v{{{1, 2, 3}, {}, {70000, 5}}, {{"a", {1.5, 2.5}}, {"b", {}}}, "end"};
+    auto bytes = mpk::pack(v);
+    auto back = mpk::unpack<T>(bytes);
+    EXPECT_EQ(std::get<0>(back), std::get<0>(v));
+    EXPECT_EQ(std::get<1>(back), std::get<1>(v));
+    EXPECT_EQ(std::get<2>(back), "end");
+    // 17 nested arrays around a run (deeper than the reader's small stack)
+    std::vector<std::byte> deep(17, std::byte{0x91});
+    auto inner = mpk::pack(std::vector<std::uint8_t>{1, 2, 3});
+    deep.insert(deep.end(), inner.begin(), inner.end());
+    mpk::reader r(deep);
+    mpk::decoder &d = r.get_decoder();
+    for (int i = 0; i < 17; i++) {
+        mpk_tag t;
+        ASSERT_TRUE(d.next(t));
+    }
+    std::vector<std::uint8_t> got;
+    ASSERT_TRUE(r.read(got));
+    EXPECT_EQ(got, (std::vector<std::uint8_t>{1, 2, 3}));
+    EXPECT_TRUE(d.at_end());
+    EXPECT_TRUE(d.finish());
+}
+
+// Encoding vectors in runs: the same bytes as the general path, into a growing buffer and into
+// fixed buffers of every size around the encoding (too small: buffer_full either way).
+TEST(FastPath, VectorEncodeMatchesTheGeneralPath) {
+    std::vector<std::int64_t> ints;
+    for (int i = 0; i < 300; i++) ints.push_back((i % 2 ? -1 : 1) * (std::int64_t{1} << (i % 63)));
+    std::vector<double> doubles = {0.5, -0.0, 1e300, 3.0};
+    std::vector<std::array<double, 2>> pairs = {{1.0, 2.0}, {-3.5, 4.25}};
+    std::vector<Pt> pts = {{{1.5, -2.5}, 7}, {{0, 0}, 65535}};
+    auto check = [](const auto &v) {
+        using V = std::decay_t<decltype(v)>;
+        mpk::writer fast, general;
+        fast.write(v);
+        mpk::codec<V>::encode_general(general, v);
+        ASSERT_EQ(mpk_test::to_hex(fast.bytes()), mpk_test::to_hex(general.bytes()));
+        std::size_t n = general.size();
+        for (std::size_t cap = n > 30 ? n - 30 : 0; cap <= n + 30; cap++) {
+            std::vector<std::byte> a(cap + 1), b(cap + 1);
+            auto ra = mpk::try_pack_into(a.data(), cap, v);
+            mpk::writer wb = mpk::writer::fixed(b.data(), cap);
+            mpk::codec<V>::encode_general(wb, v);
+            auto rb = wb.finish();
+            ASSERT_EQ(ra.ok(), rb.ok()) << cap;
+            if (ra.ok()) {
+                EXPECT_EQ(*ra, n);
+                EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n));
+            } else {
+                EXPECT_EQ(ra.error().kind, mpk::errc::buffer_full);
+                EXPECT_EQ(rb.error().kind, mpk::errc::buffer_full);
+            }
+        }
+    };
+    check(ints);
+    check(doubles);
+    check(pairs);
+    check(pts);
+    check(pairs[1]);
 }

@@ -26,9 +26,11 @@
 
 #include "decoder.hpp"
 #include "error.hpp"
+#include "fast.hpp"
 #include "types.hpp"
 #include "writer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -291,7 +293,7 @@ struct codec<std::vector<B, A>, std::enable_if_t<detail::is_byte_v<B>>> {
     static void encode(writer &w, const std::vector<B, A> &v) { detail::write_bin(w, v.data(), v.size()); }
     static bool decode(decoder &d, std::vector<B, A> &v) {
         bytes_view b;
-        if (!detail::read_bin(d, b, detail::type_name<std::vector<B, A>>())) return false;
+        if (!detail::read_bin(d, b, detail::type_name_v<std::vector<B, A>>)) return false;
         const B *p = reinterpret_cast<const B *>(b.data());
         v.assign(p, p + b.size());
         return true;
@@ -333,32 +335,62 @@ inline bool read_array_of(decoder &d, std::uint32_t want, std::string_view wante
 
 template <class T, class A>
 struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
-    static void encode(writer &w, const std::vector<T, A> &v) {
-        if (v.size() > 0xffffffffu) return detail::write_len_checked(w, v.size(), "vector");
-        mpk_write_array(w.c(), static_cast<std::uint32_t>(v.size()));
-        for (std::size_t i = 0; i < v.size(); i++) {
-            codec<T>::encode(w, v[i]);
-            if constexpr (detail::may_fail_v<T>)
-                if (w.unwinding()) return w.path().index(i);
-        }
-    }
+    /// Elements the fast path (fast.hpp) reads: in runs when they are plain data, one at a time
+    /// (strings, structs holding strings) otherwise; and writes in runs when their encoding is bounded.
+#ifndef MPK_CPP_NO_FAST_PATH
+    static constexpr bool fast_dec = detail::fast_field<T>::dec && !std::is_same_v<T, bool>;
+    static constexpr bool fast_enc = detail::fast_field<T>::enc && !std::is_same_v<T, bool>;
+#else
+    static constexpr bool fast_dec = false, fast_enc = false;
+#endif
+    static constexpr bool run_dec = fast_dec && std::is_trivially_copyable_v<T>;
+
+    static void encode(writer &w, const std::vector<T, A> &v) { encode_impl<fast_enc>(w, v); }
+    /// The general path alone: every element through its codec (the tests compare both).
+    static void encode_general(writer &w, const std::vector<T, A> &v) { encode_impl<false>(w, v); }
+
     /// Elements already in the vector are reused (first reset by copy-assigning a default T, which
     /// keeps the memory of their strings and vectors: a vector of 100 Products decoded again and
     /// again allocates nothing once warm); the result is the same as decoding into fresh elements.
     static constexpr bool reuse = std::is_class_v<T> && std::is_copy_assignable_v<T> &&
                                   std::is_default_constructible_v<T> && !std::is_trivially_copyable_v<T>;
 
-    static bool decode(decoder &d, std::vector<T, A> &v) {
+    static bool decode(decoder &d, std::vector<T, A> &v) { return decode_impl<fast_dec>(d, v); }
+    /// The general path alone (the elements' own codecs may still take theirs).
+    static bool decode_general(decoder &d, std::vector<T, A> &v) { return decode_impl<false>(d, v); }
+
+private:
+    template <bool Fast>
+    static void encode_impl(writer &w, const std::vector<T, A> &v) {
+        if (v.size() > 0xffffffffu) return detail::write_len_checked(w, v.size(), "vector");
+        mpk_write_array(w.c(), static_cast<std::uint32_t>(v.size()));
+        for (std::size_t i = 0; i < v.size(); i++) {
+            if constexpr (Fast) {
+                i += detail::fast_encode_run(w.c(), v.data() + i, v.size() - i);
+                if (i == v.size()) break;
+            }
+            codec<T>::encode(w, v[i]);
+            if constexpr (detail::may_fail_v<T>)
+                if (w.unwinding()) return w.path().index(i);
+        }
+    }
+
+    template <bool Fast>
+    static bool decode_impl(decoder &d, std::vector<T, A> &v) {
         std::uint32_t n = 0;
         std::size_t at = 0;
         if (!detail::read_array(d, n, at, "std::vector")) return false;
         std::uint32_t i = 0;
+        [[maybe_unused]] const bool fast = Fast && !d.from_nodes(); // DOM nodes: no bytes to read
         if constexpr (reuse) {
             if (v.size() > n) v.erase(v.begin() + n, v.end());
             if (!v.empty()) {
                 const T fresh{};
                 for (; i < v.size(); i++) {
                     if (!d.charge(sizeof(T), at)) return false;
+                    // a fast read writes every field of the element (or gives up): no reset first
+                    if constexpr (Fast)
+                        if (fast && detail::fast_decode_value(d.c(), v[i])) continue;
                     v[i] = fresh;
                     if (!codec<T>::decode(d, v[i])) return d.in_index(i);
                 }
@@ -367,7 +399,27 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
             v.clear();
         }
         if (i < n) v.reserve(i + d.reserve_count(n - i, sizeof(T)));
+        [[maybe_unused]] bool runs = fast;
         for (; i < n; i++) {
+            if constexpr (Fast && run_dec) {
+                // A run into the room already reserved, within the allocation budget, charged for
+                // what it read. The element after the room goes one at a time below (it grows the
+                // vector), then runs go on; after an element the fast path did not take, the rest go
+                // one at a time (a run that stops early costs the resize of its room).
+                if (runs) {
+                    std::size_t m = std::min<std::size_t>({n - i, v.capacity() - v.size(), d.affordable(sizeof(T))});
+                    if (m) {
+                        std::size_t base = v.size();
+                        v.resize(base + m);
+                        std::size_t k = detail::fast_decode_run(d.c(), v.data() + base, m);
+                        v.resize(base + k);
+                        d.charge(k * sizeof(T), at); // within the budget: affordable
+                        i += static_cast<std::uint32_t>(k);
+                        if (i == n) break;
+                        if (k < m) runs = false;
+                    }
+                }
+            }
             // every element is charged to the decode's allocation budget: a nil takes one input byte
             // but may fill an element of any size (std::optional<std::array<char, 4096>>)
             if (!d.charge(sizeof(T), at)) return false;
@@ -377,6 +429,8 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
                 v.push_back(b);
             } else {
                 v.emplace_back();
+                if constexpr (Fast)
+                    if (fast && detail::fast_decode_value(d.c(), v.back())) continue;
                 if (!codec<T>::decode(d, v.back())) return d.in_index(i);
             }
         }
@@ -386,7 +440,18 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
 
 template <class T, std::size_t N>
 struct codec<std::array<T, N>, std::enable_if_t<!detail::is_byte_v<T>>> {
+#ifndef MPK_CPP_NO_FAST_PATH
+    static constexpr bool fast_dec = detail::fast_field<std::array<T, N>>::dec;
+    static constexpr bool fast_enc = detail::fast_field<std::array<T, N>>::enc;
+#else
+    static constexpr bool fast_dec = false, fast_enc = false;
+#endif
     static void encode(writer &w, const std::array<T, N> &v) {
+        if constexpr (fast_enc)
+            if (detail::fast_encode<detail::fast_field<std::array<T, N>>>(w.c(), v)) return;
+        encode_general(w, v);
+    }
+    static void encode_general(writer &w, const std::array<T, N> &v) {
         mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
         for (std::size_t i = 0; i < N; i++) {
             codec<T>::encode(w, v[i]);
@@ -395,6 +460,11 @@ struct codec<std::array<T, N>, std::enable_if_t<!detail::is_byte_v<T>>> {
         }
     }
     static bool decode(decoder &d, std::array<T, N> &v) {
+        if constexpr (fast_dec)
+            if (detail::fast_decode_value(d.c(), v)) return true;
+        return decode_general(d, v);
+    }
+    static bool decode_general(decoder &d, std::array<T, N> &v) {
         if (!detail::read_array_of(d, static_cast<std::uint32_t>(N), "std::array of " + std::to_string(N)))
             return false;
         for (std::size_t i = 0; i < N; i++)

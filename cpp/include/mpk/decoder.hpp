@@ -128,6 +128,9 @@ public:
         return fail(errc::length_limit, at, "over the decode's allocation budget of " + std::to_string(alloc_budget_) + " bytes");
     }
 
+    /// How many elements of `size` bytes the allocation budget still covers (charge() them).
+    std::size_t affordable(std::size_t size) const noexcept { return alloc_left_ / (size ? size : 1); }
+
     mpk_reader *c() noexcept { return &r_; }
 
 private:
