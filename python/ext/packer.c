@@ -266,35 +266,15 @@ MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
 #define CHILDREN_TOO_DEEP(depth, n) \
     (UNLIKELY((depth) >= PACK_NEST_LIMIT && (n) > 0) || UNLIKELY(mpkpy_stack_exhausted(depth)))
 
-/* Copies n <= 255 bytes with 16-, 8-, 4-byte moves, the last one overlapping the one before, and
- * never reads past src + n. GCC expands a memcpy whose length it knows to be small into `rep
- * movsq`, slow to start: the str array 10k packed 10% slower with it than with the library call;
- * this beats both on short strs. */
-MPK__INLINE void copy_short(uint8_t *dst, const char *src, size_t n)
-{
-    if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16) memcpy(dst + i, src + i, 16);
-        memcpy(dst + n - 16, src + n - 16, 16);
-    } else if (n >= 8) {
-        memcpy(dst, src, 8);
-        memcpy(dst + n - 8, src + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(dst, src, 4);
-        memcpy(dst + n - 4, src + n - 4, 4);
-    } else if (n > 0) {
-        dst[0] = (uint8_t)src[0];
-        dst[n / 2] = (uint8_t)src[n / 2];
-        dst[n - 1] = (uint8_t)src[n - 1];
-    }
-}
-
-/* The body of an ASCII str of n <= 255 bytes, with one branch (the loop's) where copy_short has a
+/* The body of an ASCII str of n <= 255 bytes, with one branch (the loop's) where mpkpy_copy_short
+ * (fast_paths.h) has a
  * chain of them: the lengths of strs in a list follow no pattern, so each of those branches was
  * mispredicted about half the time. Whole 16-byte blocks go forward; the last n % 16 bytes are read
  * as the 16 bytes that end at src + n and shifted into place. Those 16 bytes lie inside the str
  * object even when n < 16 — its header (at least 40 bytes) comes right before its data — so no
  * byte outside it is read. Writes up to 15 bytes past dst + n: the caller leaves 16. */
-#if defined(__SIZEOF_INT128__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if !defined(MPKPY_PORTABLE) && defined(__SIZEOF_INT128__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define STR_BODY_SLACK 16
 MPK__INLINE void copy_str_body(uint8_t *dst, const char *src, size_t n)
 {
@@ -310,8 +290,9 @@ MPK__INLINE void copy_str_body(uint8_t *dst, const char *src, size_t n)
     memcpy(dst + whole, &tail, 16);
 }
 #else
+/* the portable build (MPK_PORTABLE=1, a suite of its own) runs this fallback */
 #define STR_BODY_SLACK 0
-#define copy_str_body copy_short
+#define copy_str_body(dst, src, n) mpkpy_copy_short((char *)(dst), (const uint8_t *)(src), (n))
 #endif
 
 /* Writes o at p if it is a scalar that packs the same under every option of a "plain" encoder (see
