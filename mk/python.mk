@@ -99,12 +99,15 @@ $(PY_BENCH_DIR)/pb/workloads_pb2.py: bench/workloads/seed.proto bench/workloads/
 	@mkdir -p $(PY_BENCH_DIR)/pb
 	@protoc -Ibench/workloads --python_out=$(PY_BENCH_DIR)/pb bench/workloads/seed.proto bench/workloads/workloads.proto
 
+# QUICK=1 benches the newest CPython found only: on a fresh clone each version costs about 20 s of
+# venv and extension build before its first round, which a first look can do without.
+PY_BENCH_VERSIONS = $(if $(filter 1,$(QUICK) $(MPK_BENCH_QUICK)),$(lastword $(PY_FOUND)),$(PY_FOUND))
 bench-python: python-versions
 	@test -f build/bench-workloads/manifest.json || $(MAKE) --no-print-directory bench-workloads
 	@rm -f $(PY_BENCH_DIR)/part-*.json
-	@$(MAKE) --no-print-directory $(addprefix bench-python-,$(PY_FOUND))
+	@$(MAKE) --no-print-directory $(addprefix bench-python-,$(PY_BENCH_VERSIONS))
 	@mkdir -p bench/results
-	@python3 python/bench/bench.py --combine $(addprefix $(PY_BENCH_DIR)/part-,$(addsuffix .json,$(PY_FOUND))) \
+	@python3 python/bench/bench.py --combine $(addprefix $(PY_BENCH_DIR)/part-,$(addsuffix .json,$(PY_BENCH_VERSIONS))) \
 		--out bench/results/python.md --json bench/results/python.json
 
 # The same tests with the extension built under AddressSanitizer and UBSan (not part of `make test`:
