@@ -18,12 +18,15 @@ import os
 import platform
 import re
 import statistics
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 RESULTS = os.path.join(ROOT, "bench", "results")
 PLOTS = os.path.join(ROOT, "bench", "plots")
 MANIFEST = os.path.join(ROOT, "build", "bench-workloads", "manifest.json")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from machine import describe as describe_machine  # noqa: E402
 
 ORDER = ["c", "cpp", "python", "ruby", "js", "browser", "go"]
 LANG = {"c": "C", "cpp": "C++", "python": "Python", "ruby": "Ruby", "js": "TypeScript", "browser": "Browser page", "go": "Go"}
@@ -626,17 +629,11 @@ def main():
     rpc_side = sides.pop("rpc", None)  # calls per second, not codec rows: a section of its own
     names = [n for n in ORDER if n in sides] + sorted(n for n in sides if n not in ORDER)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = first_match(r"^model name\s*:\s*(.+)$", f.read())
-    except OSError:
-        pass
     out = ["# Benchmark results", ""]
     if args.quick:
         out += ["> **QUICK run** (`make bench QUICK=1`): fewer rounds, for a first look only. These numbers are noisier than "
                 "a full `make bench` and must not be quoted.", ""]
-    out += [f"Report assembled {now} on {platform.machine()}, {os.cpu_count()} cores ({cpu or 'unknown CPU'}); the machine is shared, "
+    out += [f"Report assembled {now} on {platform.machine()}, {describe_machine()}; the machine is shared, "
             "so only ratios within one folder's run mean much. Each folder's section below gives its own date and library versions. "
             "Ratios are the other library's time over mpk's for the same workload and operation (above 1: mpk is faster). "
             "Regenerate everything with `make bench`, one folder with `make bench-<name>` then `python3 tools/merge-bench.py`.", ""]

@@ -12,11 +12,13 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from machine import describe as machine  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -34,17 +36,6 @@ LANGS = {"go": "Go", "python": "Python", "node": "Node"}
 BAR = {"rpc_seq_small": 1.0, "rpc_seq_8k": 1.0, "rpc_64_small": 2.0, "rpc_64_8k": 2.0}
 
 
-def machine():
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores ({model or platform.processor()})"
 
 
 def run_side(lang, cmd, env=None):

@@ -20,21 +20,13 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from machine import describe as machine  # noqa: E402
+
 KINDS = {"mpk", "msgpack", "protobuf", "json"}
 OPS = {"encode", "decode"}
 
 
-def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores ({model})"
 
 
 def read_rows(path):
