@@ -97,6 +97,7 @@ bench-report: $(BENCH_VENV)/.mpk-deps
 	@python3 tools/merge-bench.py --sidecars-only
 	@$(BENCH_PY) bench/plot.py
 	@python3 tools/merge-bench.py $(if $(filter 1,$(QUICK)),--quick,)
+	@$(if $(filter 1,$(QUICK)),echo "bench-report: README.md left as it is (QUICK numbers are not quoted)",python3 tools/readme-bench.py)
 
 clean:
 	rm -rf build spec/drivers/*
