@@ -1,12 +1,14 @@
 // The str batch: before a one-shot decode of a large input, one linear pass over its tokens finds
 // every str of at least BATCH_MIN_BYTES bytes, copies their payloads end to end into one
-// buffer and turns that into a single string with one TextDecoder call. The decoder then takes
+// buffer and turns that into a single string with one TextDecoder call (in Node, window mode
+// below: the ASCII ones are not copied but checked, and sliced from the input made a string). The decoder then takes
 // each of those strs as a slice of that string, in the same order. One platform call instead of
 // one per string, and slices are cheap; this is how pure JavaScript keeps up with JSON.parse on
 // string-heavy documents (measured with js/bench, Node 20 and Chromium).
 // Non-ASCII strs are batched when every batched payload turns out to be valid UTF-8 (no U+FFFD
 // in the result), else the pass runs again for ASCII strs only.
-// Slices may keep the batch string alive as long as any of them lives (at most the input's size).
+// Slices may keep the batch string alive as long as any of them lives (at most the input's size; in window
+// mode at most WINDOW_MAX_SPAN bytes a pass).
 // The pass never throws: on anything malformed it stops, and the decoder reports the error.
 
 /**
@@ -34,11 +36,17 @@ export const BATCH_MAX_BYTES = 512;
  */
 export const BATCH_MAX_TEXT = 64 * 1024;
 /**
- * In window mode (below), ASCII strs up to this many bytes are batched. Longer ones go to utf8Slice
- * one by one: its native ASCII check is faster than the word loop here, and the call it saves is
- * small next to their length (measured: see WINDOW).
+ * In window mode (below), ASCII strs up to this many bytes are batched; longer ones go to utf8Slice
+ * one by one. Node 20, same process, CPU time, loaded machine: strs of 3000 bytes decoded 1.1-1.25x
+ * faster through the window than through utf8Slice, and 1024 or 2048 here did no better than 4096
+ * on c_strings and js_ascii_strings (within the noise, 10-15%).
  */
 export const WINDOW_MAX_BYTES = 4096;
+/**
+ * A window mode pass stops before its window would pass this many bytes: 32 KiB decoded c_strings
+ * 1.05-1.1x faster than 64 KiB (same measurement), 16 KiB no better than 32.
+ */
+export const WINDOW_MAX_SPAN = 32 * 1024;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
 /**
@@ -77,12 +85,16 @@ export const batch = new StrBatch();
  * Window mode, where Node's latin1Slice is there: the ASCII strs are not copied anywhere. The pass
  * only checks that their bytes are ASCII (four at a time, through a Uint32Array over the input's
  * aligned words), and the batch's ASCII text is the input itself from the first batched payload to
- * the end of the last one, made a string by one latin1Slice (one unit per byte, whatever the byte:
- * the heads and other tokens between the strs come along, and no str slice covers them). Each
- * str is then a slice of that window. Saves the copy into the scratch and lets the batch take
- * strs of up to WINDOW_MAX_BYTES. Elsewhere the copying pass above (TextDecoder's UTF-8 of a
- * window would not keep one unit per byte). Both modes are tested on the same inputs
- * (test/strBatch.test.ts).
+ * the end of the last one (at most WINDOW_MAX_SPAN bytes), made a string by one latin1Slice (one
+ * unit per byte, whatever the byte: the heads and other tokens between the strs come along, and no
+ * str slice covers them). Each str is then a slice of that window. Saves the copy into the
+ * scratch and lets the batch take strs of up to WINDOW_MAX_BYTES. Measured in Node 20 (same
+ * process, CPU time, medians, loaded machine) against the copying pass: c_strings 1.15-1.4x,
+ * arrays of ASCII strs of 256 bytes 1.7x, of 1-3 KiB 1.0-1.25x; twitter, citm_catalog,
+ * products100, sample-large within the noise (0.9-1.1x). Elsewhere the copying pass (TextDecoder's
+ * UTF-8 of a window would not keep one unit per byte; its windows-1252 would make a two-byte
+ * string of a window holding a fixmap or fixarray head). Both modes are tested on the same
+ * inputs (test/strBatch.test.ts).
  */
 export const WINDOW = nodeLatin1SliceOf() !== undefined;
 let textDecoder: TextDecoder | undefined;
@@ -288,7 +300,7 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number, 
     }
     if (len >= BATCH_MIN_BYTES) {
       // wa: in window mode the window's length so far, else the ASCII text's
-      if ((window ? (wa > 0 ? stop - ws : len) : wa + len) > BATCH_MAX_TEXT || wo + len > BATCH_MAX_TEXT / 2) {
+      if ((window ? (wa > 0 ? stop - ws : len) > WINDOW_MAX_SPAN : wa + len > BATCH_MAX_TEXT) || wo + len > BATCH_MAX_TEXT / 2) {
         p = token; // this str starts the next pass (see BATCH_MAX_TEXT)
         break;
       }
