@@ -14,7 +14,7 @@ import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { KEY_MAX_BYTES, KEY_SLOTS, keyFound, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
-import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, clearBatch } from "./strBatch.js";
+import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, clearBatch, WINDOW } from "./strBatch.js";
 
 
 const INT64_NUMBER = 0;
@@ -46,7 +46,11 @@ let batchNext = 0;
 let batchEligible = false;
 /** Where the last long str decoded on its own began. */
 let lastLongStr = 0;
-/** A long str this close after the one before it starts a batch (bytes between their payloads' starts). */
+/**
+ * A long str this close after the one before it starts a batch: bytes between their payloads'
+ * starts, or in the str batch's window mode (strBatch.ts, which takes strs of up to 4 KiB) between
+ * the end of the one before and the start of this one.
+ */
 const BATCH_PAIR_DISTANCE = 512;
 /** In stream mode truncation throws this instead of a DecodeError: it is expected, and cheap. */
 export const TRUNCATED: unique symbol = Symbol("truncated");
@@ -416,7 +420,7 @@ function readStr(head: number, n: number): unknown {
     // if there was one): a document of numbers with a name here and there does not pay a pass.
     if (batchEligible || (batching && start >= batch.scannedTo)) {
       if (start - lastLongStr <= BATCH_PAIR_DISTANCE) startBatch();
-      else lastLongStr = start;
+      else lastLongStr = WINDOW ? pos : start;
     }
   }
   return decodeStrAt(head, start, n);

@@ -1,12 +1,14 @@
 // The str batch: before a one-shot decode of a large input, one linear pass over its tokens finds
 // every str of at least BATCH_MIN_BYTES bytes, copies their payloads end to end into one
-// buffer and turns that into a single string with one TextDecoder call. The decoder then takes
+// buffer and turns that into a single string with one TextDecoder call (in Node, window mode
+// below: the ASCII ones are not copied but checked, and sliced from the input made a string). The decoder then takes
 // each of those strs as a slice of that string, in the same order. One platform call instead of
 // one per string, and slices are cheap; this is how pure JavaScript keeps up with JSON.parse on
 // string-heavy documents (measured with js/bench, Node 20 and Chromium).
 // Non-ASCII strs are batched when every batched payload turns out to be valid UTF-8 (no U+FFFD
 // in the result), else the pass runs again for ASCII strs only.
-// Slices may keep the batch string alive as long as any of them lives (at most the input's size).
+// Slices may keep the batch string alive as long as any of them lives (at most the input's size; in window
+// mode at most WINDOW_MAX_SPAN bytes a pass).
 // The pass never throws: on anything malformed it stops, and the decoder reports the error.
 
 /**
@@ -33,6 +35,18 @@ export const BATCH_MAX_BYTES = 512;
  * c_strings (1,024 ASCII strs of 0-1023 bytes, whose batch had grown to about 127 KiB).
  */
 export const BATCH_MAX_TEXT = 64 * 1024;
+/**
+ * In window mode (below), ASCII strs up to this many bytes are batched; longer ones go to utf8Slice
+ * one by one. Node 20, same process, CPU time, loaded machine: strs of 3000 bytes decoded 1.1-1.25x
+ * faster through the window than through utf8Slice, and 1024 or 2048 here did no better than 4096
+ * on c_strings and js_ascii_strings (within the noise, 10-15%).
+ */
+export const WINDOW_MAX_BYTES = 4096;
+/**
+ * A window mode pass stops before its window would pass this many bytes: 32 KiB decoded c_strings
+ * 1.05-1.1x faster than 64 KiB (same measurement), 16 KiB no better than 32.
+ */
+export const WINDOW_MAX_SPAN = 32 * 1024;
 /** inputs shorter than this are not batched (the pass would cost more than it saves) */
 export const BATCH_MIN_INPUT = 1024;
 /**
@@ -66,6 +80,23 @@ class StrBatch {
 }
 
 export const batch = new StrBatch();
+
+/**
+ * Window mode, where Node's latin1Slice is there: the ASCII strs are not copied anywhere. The pass
+ * only checks that their bytes are ASCII (four at a time, through a Uint32Array over the input's
+ * aligned words), and the batch's ASCII text is the input itself from the first batched payload to
+ * the end of the last one (at most WINDOW_MAX_SPAN bytes), made a string by one latin1Slice (one
+ * unit per byte, whatever the byte: the heads and other tokens between the strs come along, and no
+ * str slice covers them). Each str is then a slice of that window. Saves the copy into the
+ * scratch and lets the batch take strs of up to WINDOW_MAX_BYTES. Measured in Node 20 (same
+ * process, CPU time, medians, loaded machine) against the copying pass: c_strings 1.15-1.4x,
+ * arrays of ASCII strs of 256 bytes 1.7x, of 1-3 KiB 1.0-1.25x; twitter, citm_catalog,
+ * products100, sample-large within the noise (0.9-1.1x). Elsewhere the copying pass (TextDecoder's
+ * UTF-8 of a window would not keep one unit per byte; its windows-1252 would make a two-byte
+ * string of a window holding a fixmap or fixarray head). Both modes are tested on the same
+ * inputs (test/strBatch.test.ts).
+ */
+export const WINDOW = nodeLatin1SliceOf() !== undefined;
 let textDecoder: TextDecoder | undefined;
 let asciiOnly = false;
 let otherValid = true;
@@ -76,17 +107,47 @@ export function clearBatch(): void {
   batch.otherText = "";
 }
 
-/** Fills the batch from buf[from, end). */
-export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: number): void {
+/** Fills the batch from buf[from, end), in window mode or not (the default: WINDOW). */
+export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: number, window = WINDOW): void {
   asciiOnly = false;
-  scan(buf, view, from, end);
+  if (window) viewWords(buf);
+  scan(buf, view, from, end, window);
   if (!otherValid) {
     asciiOnly = true;
-    scan(buf, view, from, end);
+    scan(buf, view, from, end, window);
   }
+  words = NO_WORDS;
 }
 
-function scan(buf: Uint8Array, view: DataView, from: number, end: number): void {
+/** The aligned 32-bit words of the input being scanned in window mode; byte i of it is byte i + wordShift of `words`. */
+const NO_WORDS: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+let words = NO_WORDS;
+let wordShift = 0;
+
+function viewWords(buf: Uint8Array): void {
+  const first = (buf.byteOffset + 3) & ~3;
+  const count = Math.max(0, (buf.byteOffset + buf.length - first) >> 2);
+  words = new Uint32Array(buf.buffer, first, count);
+  wordShift = buf.byteOffset - first;
+}
+
+/**
+ * Whether buf[start, stop) (at least 4 bytes) is all ASCII: its first and last four bytes through
+ * the DataView (they cover the bytes before the first whole word and after the last), the rest
+ * through `words`, four bytes a load, sixteen a step. Window mode's check.
+ */
+function asciiRange(view: DataView, start: number, stop: number): boolean {
+  const w = words;
+  let acc = view.getInt32(start, true) | view.getInt32(stop - 4, true);
+  let k = (start + wordShift + 3) >> 2;
+  const k1 = (stop + wordShift) >> 2;
+  const k4 = k1 - 3;
+  for (; k < k4; k += 4) acc |= w[k]! | w[k + 1]! | w[k + 2]! | w[k + 3]!;
+  for (; k < k1; k++) acc |= w[k]!;
+  return (acc & 0x80808080) === 0;
+}
+
+function scan(buf: Uint8Array, view: DataView, from: number, end: number, window: boolean): void {
   const size = end - from;
   if (asciiScratch.length < size) {
     asciiScratch = new Uint8Array(Math.max(size, asciiScratch.length * 2) + 4);
@@ -100,14 +161,14 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number): void 
     batch.offsets = new Int32Array(batch.starts.length);
     batch.ends = new Int32Array(batch.starts.length);
   }
-  const p = scanTokens(buf, view, from, end);
+  const p = scanTokens(buf, view, from, end, window);
   const wa = scannedAscii;
   const wo = scannedOther;
   const units = scannedUnits;
   batch.count = scannedCount;
   batch.scannedTo = p < end ? p : end;
   textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
-  batch.text = wa > 0 ? asciiText(asciiScratch, wa) : "";
+  batch.text = wa === 0 ? "" : window ? nodeLatin1Slice!.call(buf, windowStart, windowStart + wa) : asciiText(asciiScratch, wa);
   batch.otherText = wo > 0 ? textDecoder.decode(otherScratch.subarray(0, wo)) : "";
   // The other payloads were each valid UTF-8 only if nothing was replaced and the lengths agree;
   // if not (or a payload holds a real U+FFFD), the caller scans again for ASCII strs only.
@@ -132,13 +193,16 @@ export function asciiTextPortable(scratch: Uint8Array, n: number): string {
   return textDecoder.decode(scratch.subarray(0, n));
 }
 
-const nodeLatin1Slice: ((this: Uint8Array, start: number, end: number) => string) | undefined = (() => {
+function nodeLatin1SliceOf(): ((this: Uint8Array, start: number, end: number) => string) | undefined {
   const B = (globalThis as { Buffer?: { prototype?: { latin1Slice?: unknown } } }).Buffer;
   const f = B?.prototype?.latin1Slice;
   return typeof f === "function" ? (f as (this: Uint8Array, start: number, end: number) => string) : undefined;
-})();
+}
+const nodeLatin1Slice = nodeLatin1SliceOf();
 
 // What scanTokens found, in module variables: it returns only where it stopped.
+/** In window mode, where the window (the batch's ASCII text) starts in the input. */
+let windowStart = 0;
 let scannedCount = 0;
 let scannedAscii = 0;
 let scannedOther = 0;
@@ -150,7 +214,7 @@ let scannedUnits = 0;
  * that has never run makes that compiled loop bail out at its end, on every later call in Node 20
  * (measured: 9 bailouts in one bench process, the pass then running unoptimized).
  */
-function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number): number {
+function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number, window: boolean): number {
   const ascii = asciiScratch;
   const asciiView = asciiScratchView;
   const otherView = otherScratchView;
@@ -159,7 +223,8 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
   const offsets = batch.offsets;
   const ends = batch.ends;
   let q = 0;
-  let wa = 0; // bytes in ascii (= its UTF-16 units)
+  let wa = 0; // bytes in ascii (= its UTF-16 units); in window mode, the window's
+  let ws = 0; // in window mode, where the window starts
   let wo = 0; // bytes in other
   let units = 0; // UTF-16 units in other, if its payloads are valid UTF-8
   let p = from;
@@ -229,48 +294,59 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
     }
     const stop = p + len;
     if (stop > end) break;
-    if (len > BATCH_MAX_BYTES) {
+    if (len > (window ? WINDOW_MAX_BYTES : BATCH_MAX_BYTES)) {
       p = stop; // decoded on its own: the platform's decoder takes it faster than a copy into the batch
       continue;
     }
     if (len >= BATCH_MIN_BYTES) {
-      if (wa + len > BATCH_MAX_TEXT || wo + len > BATCH_MAX_TEXT / 2) {
+      // wa: in window mode the window's length so far, else the ASCII text's
+      if ((window ? (wa > 0 ? stop - ws : len) > WINDOW_MAX_SPAN : wa + len > BATCH_MAX_TEXT) || wo + len > BATCH_MAX_TEXT / 2) {
         p = token; // this str starts the next pass (see BATCH_MAX_TEXT)
         break;
       }
       let i = p;
       let o = wa;
-      // four bytes at a time while they are ASCII, then byte by byte
-      const stop4 = stop - 3;
-      while (i < stop4) {
-        const x = view.getInt32(i, true);
-        if ((x & 0x80808080) !== 0) break;
-        asciiView.setInt32(o, x, true);
-        i += 4;
-        o += 4;
-      }
-      if (i < stop && i >= stop4 && len >= 4) {
-        // the last one to three bytes: copy the word that ends with them (over bytes already copied)
-        const x = view.getInt32(stop - 4, true);
-        if ((x & 0x80808080) === 0) {
-          asciiView.setInt32(o + (stop - i) - 4, x, true);
-          o += stop - i;
+      if (window) {
+        // checked, not copied: the window is the input itself
+        if (asciiRange(view, p, stop)) {
+          if (wa === 0) ws = p;
           i = stop;
+          o = stop - ws;
         }
-      }
-      for (; i < stop; i++) {
-        const c = buf[i]!;
-        if (c >= 0x80) break;
-        ascii[o++] = c;
+      } else {
+        // four bytes at a time while they are ASCII, then byte by byte
+        const stop4 = stop - 3;
+        while (i < stop4) {
+          const x = view.getInt32(i, true);
+          if ((x & 0x80808080) !== 0) break;
+          asciiView.setInt32(o, x, true);
+          i += 4;
+          o += 4;
+        }
+        if (i < stop && i >= stop4 && len >= 4) {
+          // the last one to three bytes: copy the word that ends with them (over bytes already copied)
+          const x = view.getInt32(stop - 4, true);
+          if ((x & 0x80808080) === 0) {
+            asciiView.setInt32(o + (stop - i) - 4, x, true);
+            o += stop - i;
+            i = stop;
+          }
+        }
+        for (; i < stop; i++) {
+          const c = buf[i]!;
+          if (c >= 0x80) break;
+          ascii[o++] = c;
+        }
       }
       lastFound = stop;
       if (i === stop) {
         starts[q] = p;
-        offsets[q] = wa;
+        offsets[q] = window ? p - ws : wa;
         ends[q] = o;
         q++;
         wa = o;
-      } else if (!asciiOnly && (buf[p]! & 0xc0) !== 0x80) {
+      } else if (!asciiOnly && len <= BATCH_MAX_BYTES && (buf[p]! & 0xc0) !== 0x80) {
+        // (longer other text, batched in window mode only if ASCII, goes to the platform's decoder on its own)
         // A payload that starts with a continuation byte could join the one before it: left out.
         // UTF-16 units of valid UTF-8: one per byte that is not a continuation (10xxxxxx), two
         // for the lead of a 4-byte sequence (11110xxx). Four bytes at a time while no such lead.
@@ -305,6 +381,7 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number):
   }
   scannedCount = q;
   scannedAscii = wa;
+  windowStart = ws;
   scannedOther = wo;
   scannedUnits = units;
   return p;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { decode, EncodeError, encode, Encoder, ExtensionCodec, decodeStream, type EncoderOptions } from "../src/index.js";
 import { bytesToHex } from "./support/typed.js";
+import { DEFER_MIN } from "../src/Encoder.js";
 
 const hex = (v: unknown, options?: EncoderOptions) => bytesToHex(new Encoder(options).encode(v));
 const refused = (path: string, valueType: string, message?: RegExp) => (e: unknown) =>
@@ -124,6 +125,43 @@ describe("owned memory", () => {
     assert.deepEqual(a, before);
     const c = new Encoder().encode([1, 2]);
     assert.equal(c.buffer.byteLength, 3);
+  });
+  test("large bins (copied once, straight into the result) land where they belong", () => {
+    // owned results write bins of DEFER_MIN bytes and more last, straight into the result: compare
+    // with the shared-buffer encoder, which writes every bin in place
+    const shared = new Encoder({ sharedBuffer: true });
+    const bin = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+    const big = DEFER_MIN;
+    const wide: Record<string, unknown> = {};
+    for (let i = 0; i < 20; i++) wide[`k${i}`] = i % 3 === 0 ? bin(big + i, i) : i; // 20 keys: map 16, whose head moves the entries
+    const values: unknown[] = [
+      bin(big, 1),
+      [[1, 2], [-1, -2], bin(big + 1, 2)],
+      [bin(big - 1, 3), bin(big, 4), bin(70_000, 5), "tail"],
+      { a: bin(big + 100, 6), b: [bin(100, 7), { c: bin(big * 2, 8) }], d: "x" },
+      [bin(big + 3, 9), wide, bin(big, 10)],
+      { outer: wide },
+      new Map<unknown, unknown>([[1, bin(big, 11)], ["k", bin(big + 7, 12)]]),
+    ];
+    for (const v of values) {
+      const owned = encode(v);
+      assert.equal(owned.buffer.byteLength, owned.byteLength);
+      assert.equal(bytesToHex(owned), bytesToHex(shared.encode(v)));
+      assert.deepEqual(decode(owned), v);
+    }
+    // sorted Map keys of mixed types are each encoded whole (a large bin key included)
+    const mixed = new Map<unknown, unknown>([[bin(big, 13), bin(big + 9, 14)], [7, "seven"]]);
+    const sorted = new Encoder({ sortKeys: true }).encode(mixed);
+    assert.equal(bytesToHex(sorted), bytesToHex(new Encoder({ sortKeys: true, sharedBuffer: true }).encode(mixed)));
+    // a failed encode after a large bin leaves nothing behind for the next one
+    const e = new Encoder();
+    assert.throws(() => e.encode([bin(big, 15), () => 0]), EncodeError);
+    assert.equal(bytesToHex(e.encode([1])), "9101");
+    // an extension's nested encode keeps its bins apart from the outer one's
+    const extensions = new ExtensionCodec().register({ type: 9, encode: (x) => (x instanceof Set ? encode([...x]) : null) });
+    const nested = [bin(big, 16), new Set([bin(big + 1, 17)]), bin(big + 2, 18)];
+    const withExt = new Encoder({ extensions }).encode(nested);
+    assert.equal(bytesToHex(withExt), bytesToHex(new Encoder({ extensions, sharedBuffer: true }).encode(nested)));
   });
   test("sharedBuffer: views into one buffer, each left intact by later encodes", () => {
     const shared = new Encoder({ sharedBuffer: true });

@@ -12,40 +12,67 @@ export interface Transport {
 }
 
 /**
+ * The once-only end of a transport: `finish(cause)` tells the listener given to `listen` (onClose)
+ * the first time only; `close()` (the endpoint closing it) ends it without telling anyone. `done`
+ * says whether either happened, after which no more data is handed over.
+ */
+interface CloseLatch {
+  readonly done: boolean;
+  listen(onClose: (cause?: unknown) => void): void;
+  finish(cause?: unknown): void;
+  close(): void;
+}
+
+function closeOnce(): CloseLatch {
+  let done = false;
+  let listener: ((cause?: unknown) => void) | undefined;
+  return {
+    get done() {
+      return done;
+    },
+    listen(onClose) {
+      listener = onClose;
+    },
+    finish(cause) {
+      if (done) return;
+      done = true;
+      listener?.(cause);
+    },
+    close() {
+      done = true;
+    },
+  };
+}
+
+/**
  * A transport over a pair of web streams (a WebTransport stream, a `{readable, writable}` from
  * anywhere, Deno's connections). close() closes the writable side and cancels the reader.
  */
 export function webStreamTransport(pair: { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> }): Transport {
   const writer = pair.writable.getWriter();
   const reader = pair.readable.getReader();
-  let done = false;
-  let closeListener: ((cause?: unknown) => void) | undefined;
-  const finish = (cause?: unknown) => {
-    if (done) return;
-    done = true;
-    closeListener?.(cause);
-  };
+  const latch = closeOnce();
   return {
     start(onData, onClose) {
-      closeListener = onClose;
+      latch.listen(onClose);
       void (async () => {
         try {
           for (;;) {
             const { done: end, value } = await reader.read();
-            if (end || done) break;
+            if (end || latch.done) break;
             onData(value);
           }
-          finish();
+          latch.finish();
         } catch (e) {
-          finish(e);
+          latch.finish(e);
         }
       })();
     },
     write(bytes) {
-      writer.write(bytes).catch((e: unknown) => finish(e));
+      writer.write(bytes).catch((e: unknown) => latch.finish(e));
     },
     close() {
-      done = true;
+      latch.close();
       writer.close().catch(() => undefined);
       reader.cancel().catch(() => undefined);
     },
@@ -69,33 +96,27 @@ export interface WebSocketLike {
 export function webSocketTransport(ws: WebSocketLike): Transport {
   ws.binaryType = "arraybuffer";
   let waiting: Uint8Array[] | undefined = ws.readyState === 0 ? [] : undefined;
-  let done = false;
-  let closeListener: ((cause?: unknown) => void) | undefined;
-  const finish = (cause?: unknown) => {
-    if (done) return;
-    done = true;
-    closeListener?.(cause);
-  };
+  const latch = closeOnce();
   return {
     start(onData, onClose) {
-      closeListener = onClose;
+      latch.listen(onClose);
       ws.addEventListener("open", () => {
         const queued = waiting ?? [];
         waiting = undefined;
         for (const b of queued) ws.send(b);
       });
       ws.addEventListener("message", (event: { data: unknown }) => {
-        if (done) return;
+        if (latch.done) return;
         if (event.data instanceof ArrayBuffer) onData(new Uint8Array(event.data));
         else {
-          finish(new TypeError("the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"));
+          latch.finish(new TypeError("the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"));
           // browsers let a page send only 1000 or 3000-4999: 4000 is a private-use code
           ws.close(4000, "MessagePack-RPC needs binary frames");
         }
       });
-      ws.addEventListener("error", () => finish(new Error("WebSocket error")));
+      ws.addEventListener("error", () => latch.finish(new Error("WebSocket error")));
       ws.addEventListener("close", (event: { code: number; reason: string; wasClean: boolean }) =>
-        finish(event.code === 1000 || event.code === 1005 ? undefined : new Error(`WebSocket closed with code ${event.code}${event.reason ? `: ${event.reason}` : ""}`)),
+        latch.finish(event.code === 1000 || event.code === 1005 ? undefined : new Error(`WebSocket closed with code ${event.code}${event.reason ? `: ${event.reason}` : ""}`)),
       );
     },
     write(bytes) {
@@ -103,7 +124,7 @@ export function webSocketTransport(ws: WebSocketLike): Transport {
       else ws.send(bytes);
     },
     close() {
-      done = true;
+      latch.close();
       ws.close(1000);
     },
   };
