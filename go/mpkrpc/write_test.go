@@ -465,3 +465,60 @@ func TestEndpointWriteWriterHandsOn(t *testing.T) {
 		t.Fatalf("%d messages written, want %d", n, maxWriterBatches+2)
 	}
 }
+
+// Shutdown waits for the responses queued behind a Write in progress before it closes the stream,
+// even when no call is pending and no handler is running any more.
+func TestEndpointWriteShutdownWaitsForQueue(t *testing.T) {
+	c := newGateConn()
+	c.setHold(true)
+	ep := New(c, nil)
+	defer ep.Close()
+	ep.Register("f", func(x int) int { return x })
+	noted := make(chan error, 1)
+	go func() { noted <- ep.Notify("n") }() // its Write is held: the writer is no call, no handler
+	waitFor(t, c.entered, "the notification's write")
+	go func() {
+		b, _ := mpk.Marshal([]any{0, 1, "f", []any{7}})
+		c.feed.Write(b)
+	}()
+	for { // until the response is queued and its handler has returned
+		ep.wmu.Lock()
+		queued := len(ep.wq) // bytes
+		ep.wmu.Unlock()
+		ep.nmu.Lock()
+		running := ep.running
+		ep.nmu.Unlock()
+		if queued > 0 && running == 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	done := make(chan error, 1)
+	go func() { done <- ep.Shutdown(context.Background()) }()
+	// Give Shutdown time to decide (a wrong one closes the stream at once; this wait can only let
+	// a wrong Shutdown pass when it is slower than this, never fail a right one).
+	select {
+	case <-c.closed:
+		t.Fatal("Shutdown closed the stream while a response was queued")
+	case <-time.After(100 * time.Millisecond):
+	}
+	c.setHold(false)
+	select {
+	case c.release <- struct{}{}: // the held Write is still waiting: nothing was closed
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held Write was not waiting for its release (the stream was closed under it?)")
+	}
+	if err := waitFor(t, done, "Shutdown"); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(t, noted, "Notify"); err != nil {
+		t.Fatal(err)
+	}
+	w := c.written()
+	if len(w) != 2 {
+		t.Fatalf("%d writes, want the notification and the response", len(w))
+	}
+	if m := messages(t, w[1]); len(m) != 1 || m[0][1] != int64(1) || m[0][3] != int64(7) {
+		t.Fatalf("second write %v, want the response", m)
+	}
+}
