@@ -218,15 +218,15 @@ func (c *gateConn) written() [][]byte {
 	return append([][]byte(nil), c.writes...)
 }
 
-// waitFor fails the test if ch does not deliver within a minute (a hang, not a timing).
+// waitFor fails the test if ch does not deliver within 30 s (a hang, not a timing).
 func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		buf := make([]byte, 1<<20)
-		t.Fatalf("%s: nothing after a minute\n%s", what, buf[:runtime.Stack(buf, true)])
+		t.Fatalf("%s: nothing after 30 s\n%s", what, buf[:runtime.Stack(buf, true)])
 		panic("unreachable")
 	}
 }
