@@ -12,6 +12,7 @@ import (
 	"math"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"mpk.dev/go/mpk"
 )
@@ -89,20 +90,25 @@ type Endpoint struct {
 	handlers *Handlers
 	plain    bool // no ext registry and no BinAsString: typed decodes need no conversion
 
-	wmu     sync.Mutex // guards the writing state below (see write)
-	wcond   *sync.Cond // on wmu: a batch was written
-	writing bool       // a goroutine is in rwc.Write: others queue their messages in wq
-	wq      []byte     // whole messages waiting for the writing goroutine, in order
-	wspare  []byte     // the writing goroutine's spare queue buffer
-	wgen    uint64     // the number of the batch that wq will be (from 1)
-	wdone   uint64     // batches up to this one are written (or failed: werr)
-	werr    error      // the first failed Write's error
+	wmu      sync.Mutex // guards the writing state below (see write, in writer.go)
+	wcond    *sync.Cond // on wmu: a batch was written (broadcast only when wwaiting > 0)
+	writing  bool       // a goroutine is writing: others queue their messages in wq
+	wq       []byte     // whole messages waiting for the writing goroutine, in order
+	wcalls   []*Pending // the calls whose requests are in wq (failed if its Write fails)
+	wspare   []byte     // the writing goroutine's spare queue buffer
+	wcspare  []*Pending // and its spare wcalls
+	wgen     uint64     // the number of the batch that wq will be (from 1)
+	wdone    uint64     // batches up to this one are written (or failed: werr)
+	wwaiting int        // senders waiting on wcond for their batch
+	werr     error      // the first failed Write's error: every later write fails with it
+	wfailed  uint64     // the first batch that failed with werr
 
 	mu        sync.Mutex
 	pending   map[uint32]*Pending
 	abandoned map[uint32]struct{} // cancelled calls whose reply may still come
 	nextID    uint32
 	err       error         // *ConnError once ended
+	ended     atomic.Bool   // err is set: Err's check without ep.mu (taken by every call and reply)
 	peerErr   string        // the last msgid-0 error the peer sent
 	idle      chan struct{} // poked when a call or a request handler finishes (Shutdown)
 
@@ -191,7 +197,7 @@ func (ep *Endpoint) Shutdown(ctx context.Context) error {
 		ep.nmu.Lock()
 		serving := ep.running + len(ep.reqs)
 		ep.nmu.Unlock()
-		if calls == 0 && serving == 0 {
+		if calls == 0 && serving == 0 && ep.writeIdle() { // queued responses written too
 			ep.Close()
 			return nil
 		}
@@ -219,6 +225,9 @@ func (ep *Endpoint) Done() <-chan struct{} { return ep.done }
 
 // Err returns nil while the endpoint runs, then the *ConnError naming why it ended.
 func (ep *Endpoint) Err() error {
+	if !ep.ended.Load() {
+		return nil
+	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return ep.err
@@ -239,6 +248,7 @@ func (ep *Endpoint) shutdown(cause error) error {
 		ep.mu.Lock()
 		ce := &ConnError{Cause: cause, Peer: ep.peerErr}
 		ep.err = ce
+		ep.ended.Store(true)
 		pend := ep.pending
 		ep.pending, ep.abandoned = map[uint32]*Pending{}, map[uint32]struct{}{}
 		ep.mu.Unlock()
@@ -381,7 +391,7 @@ func (ep *Endpoint) Go(ctx context.Context, method string, args ...any) *Pending
 		}
 		ep.mu.Unlock()
 	}
-	if err := ep.write(b); err != nil {
+	if err := ep.write(b, p, false); err != nil {
 		ep.mu.Lock()
 		if ep.pending[p.MsgID] == p {
 			delete(ep.pending, p.MsgID)
@@ -440,7 +450,7 @@ func (ep *Endpoint) Notify(method string, args ...any) error {
 	if err != nil {
 		return fmt.Errorf("mpkrpc: arguments of %s: %w", method, err)
 	}
-	return ep.write(b)
+	return ep.write(b, nil, true)
 }
 
 // appendParams appends the params array of args to b.
@@ -455,66 +465,9 @@ func (ep *Endpoint) appendParams(b []byte, args []any) ([]byte, error) {
 	return b, nil
 }
 
-// write sends one whole message and returns once it is written. When no other goroutine is
-// writing, the caller writes b itself (one Write: a lone call costs no hand-off); when one is, b is
-// copied onto the queue, and the writing goroutine writes everything queued with its next Write
-// (one batch) before it returns, then wakes the queued senders. Measured on the RPC bench
-// (bench/rpc, Go, 64 calls in flight, client and server CPU per call): one Write per message made
-// the write system calls the largest part of the endpoint's own CPU time on both sides; messages
-// queued behind a write in progress now go out together. Every message is written whole, in the
-// order the calls to write took wmu. The plain form, one Write per message under a lock, is what a
-// sender does when it finds nobody writing.
-func (ep *Endpoint) write(b []byte) error {
-	ep.wmu.Lock()
-	if err := ep.Err(); err != nil {
-		ep.wmu.Unlock()
-		return err
-	}
-	if ep.writing {
-		ep.wq = append(ep.wq, b...)
-		gen := ep.wgen
-		for ep.wdone < gen {
-			ep.wcond.Wait()
-		}
-		err := ep.werr
-		ep.wmu.Unlock()
-		return err
-	}
-	ep.writing = true
-	ep.wmu.Unlock()
-	_, err := ep.rwc.Write(b)
-	ep.wmu.Lock()
-	for len(ep.wq) > 0 {
-		if err != nil {
-			// After a failed Write the stream cannot be trusted: what is queued fails with it.
-			ep.werr = err
-			ep.wq, ep.wdone = nil, ep.wgen
-			ep.wgen++
-			ep.wcond.Broadcast()
-			break
-		}
-		out, gen := ep.wq, ep.wgen
-		ep.wq = ep.wspare[:0]
-		ep.wgen++
-		ep.wmu.Unlock()
-		_, err = ep.rwc.Write(out)
-		ep.wmu.Lock()
-		ep.wspare = nil
-		if cap(out) <= pooledBufMax {
-			ep.wspare = out
-		}
-		ep.wdone = gen
-		if err != nil {
-			ep.werr = err
-		}
-		ep.wcond.Broadcast()
-	}
-	ep.writing = false
-	ep.wmu.Unlock()
-	return err
-}
-
-func (ep *Endpoint) respond(id uint32, errv any, result any) {
+// respond sends a response. It returns once the response is written, or queued behind a write in
+// progress (see write); with wait, only once it is written.
+func (ep *Endpoint) respond(id uint32, errv any, result any, wait bool) {
 	bp := getBuf()
 	defer putBuf(bp)
 	b := mpk.AppendArrayHeader((*bp)[:0], 4)
@@ -532,7 +485,7 @@ func (ep *Endpoint) respond(id uint32, errv any, result any) {
 		b = mpk.AppendNil(b)
 	}
 	*bp = b
-	_ = ep.write(b) // a failed write ends the connection through the reader
+	_ = ep.write(b, nil, wait) // a failed write fails every later one; the reader ends the connection
 }
 
 // The encode buffers of outgoing messages are reused: a message is encoded into a pooled buffer,
@@ -734,7 +687,7 @@ func (ep *Endpoint) readLoop() {
 		if err := dec.Decode(&raw); err != nil {
 			var de *mpk.DecodeError
 			if errors.As(err, &de) && de.Kind != mpk.Truncated && ep.Err() == nil {
-				ep.respond(0, []any{int64(NeovimException), "mpkrpc: malformed input, closing: " + err.Error()}, nil)
+				ep.respond(0, []any{int64(NeovimException), "mpkrpc: malformed input, closing: " + err.Error()}, nil, true) // written before the stream closes
 			}
 			ep.shutdown(err)
 			return
@@ -744,7 +697,7 @@ func (ep *Endpoint) readLoop() {
 			ep.report(&ProtocolError{Offset: off, Reason: reason})
 			// Neovim 0.7.2 answers a value that is no message with type 1 (Validation), and bytes
 			// that are not MessagePack (above) with type 0 (Exception): so does mpkrpc.
-			ep.respond(0, []any{int64(NeovimValidation), "mpkrpc: invalid message: " + reason}, nil)
+			ep.respond(0, []any{int64(NeovimValidation), "mpkrpc: invalid message: " + reason}, nil, false)
 			continue
 		}
 		switch m.kind {
@@ -855,8 +808,12 @@ func (ep *Endpoint) notify(m message) {
 // request (reflection, the decoder) grows it by copying: measured on the RPC bench (bench/rpc, Go
 // server, 64 calls in flight), the stack growth of a goroutine per request was a fifth of the
 // server's CPU time. A request finds a waiting goroutine through ep.work when one is ready, else a
-// new one starts, as before; beyond maxIdleWorkers they return once idle.
-const maxIdleWorkers = 8
+// new one starts, as before; beyond maxIdleWorkers they return once idle. With 8 kept, 64 calls
+// in flight still started a goroutine for most requests of a burst: copystack (stack growth in
+// reflect.Value.Call and the decoder) was 12% of the server's CPU time in a steady-state perf
+// profile of the same bench, and the server's CPU per call fell from about 29 to 22-25 µs with
+// 64 kept. An idle goroutine costs its stack, which the garbage collector shrinks while it waits.
+const maxIdleWorkers = 64
 
 // serveLoop serves m, then the queued requests, then waits (up to maxIdleWorkers goroutines) for
 // a request handed over through ep.work, until the endpoint ends.
@@ -904,15 +861,15 @@ func (ep *Endpoint) serve(m message) {
 	}
 	h := ep.handlers.lookup(m.method)
 	if h == nil {
-		ep.respond(m.msgid, []any{int64(NeovimException), "Invalid method: " + m.method}, nil)
+		ep.respond(m.msgid, []any{int64(NeovimException), "Invalid method: " + m.method}, nil, false)
 		return
 	}
 	result, err := h.invoke(ep.ctx, ep, m.params)
 	if err != nil {
-		ep.respond(m.msgid, errorValue(err), nil)
+		ep.respond(m.msgid, errorValue(err), nil, false)
 		return
 	}
-	ep.respond(m.msgid, nil, result)
+	ep.respond(m.msgid, nil, result, false)
 }
 
 // errorValue is the error value sent for a handler's error.

@@ -43,7 +43,11 @@ func main() {
 	only := flag.String("only", "", "run only this library (mpk-rpc, json-rpc or grpc)")
 	workload := flag.String("workload", "", "run only this workload (rpc_seq_small, ...)")
 	cpuprofile := flag.String("cpuprofile", "", "write the client's CPU profile to this file")
+	memprofile := flag.String("memprofile", "", "write the client's allocation profile to this file")
 	flag.Parse()
+	if *memprofile != "" {
+		defer writeHeapProfile(*memprofile)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		check(err)
@@ -57,6 +61,9 @@ func main() {
 			check(err)
 			check(pprof.StartCPUProfile(f))
 			defer pprof.StopCPUProfile()
+		}
+		if path := os.Getenv("RPCBENCH_SERVER_MEMPROFILE"); path != "" {
+			defer writeHeapProfile(path)
 		}
 		runServers()
 		return
@@ -546,6 +553,15 @@ func runClients(rounds int, d time.Duration, only string) error {
 		"versions": map[string]string{"google.golang.org/grpc": grpc.Version},
 		"cells":    cells,
 	})
+}
+
+// writeHeapProfile writes the allocation profile (alloc_space and alloc_objects count every
+// allocation since the start, sampled every 512 KiB by default).
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	check(err)
+	check(pprof.Lookup("allocs").WriteTo(f, 0))
+	check(f.Close())
 }
 
 func check(err error) {
