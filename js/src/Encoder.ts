@@ -680,6 +680,13 @@ function writeOther(v: object, depth: number): void {
   if (v instanceof Error || v instanceof RegExp || v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || v instanceof Symbol || isWeakRef(v)) {
     return refuse(v, "has no MessagePack form (convert it to data first, or register an extension)");
   }
+  // A built-in or host object that names itself with Symbol.toStringTag (an iterator or a
+  // generator, a Blob, Headers, URLSearchParams, an Intl formatter, a FinalizationRegistry...):
+  // its contents live in internal slots, not in properties, so as a map it would come out `{}`.
+  const tag = (v as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+  if (typeof tag === "string") {
+    throw new EncodeError(`cannot encode ${/^[AEIO]/.test(tag) ? "an" : "a"} ${tag}: its contents are not in its properties, so it has no MessagePack form (convert it to data first, such as [...iterable], or register an extension)`, tag);
+  }
   // any other object (a class instance): its own enumerable string keys, like a plain object
   return writePlainObject(v as Record<string, unknown>, depth, true);
 }
