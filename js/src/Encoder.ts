@@ -9,6 +9,7 @@ import type { RawStr } from "./RawStr.js";
 import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
 import { typeName } from "./utils/bytes.js";
 import { writeUtf8, writeUtf8Long } from "./utils/utf8.js";
+import { checkOptions } from "./utils/options.js";
 
 export type EncoderOptions = Readonly<
   Partial<{
@@ -77,6 +78,16 @@ let deferring = false;
 let deferAt: number[] = [];
 let deferBins: Uint8Array[] = [];
 
+/** What each encoder option takes (utils/options.ts checks options against it). */
+const ENCODER_OPTIONS = {
+  float32: "boolean",
+  sortKeys: "boolean",
+  ignoreUndefined: "boolean",
+  sharedBuffer: "boolean",
+  extensions: "extensions",
+  maxDepth: "limit",
+} as const;
+
 /**
  * An encoder's options, resolved once by its constructor. A call installs the whole object
  * (`cfg`), so an option is described here and nowhere else.
@@ -90,6 +101,7 @@ class Config {
   readonly sharedBuffer: boolean;
 
   constructor(options: EncoderOptions) {
+    checkOptions(options, ENCODER_OPTIONS, "encoder");
     this.float32 = options.float32 ?? false;
     this.sortKeys = options.sortKeys ?? false;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -626,8 +638,14 @@ function writeObject(v: object, depth: number): void {
   const extEncoders = cfg.extEncoders;
   if (extEncoders !== undefined) {
     for (const ext of extEncoders) {
-      const data = ext.encode(v);
-      if (data !== null) return writeExt(ext.type, data);
+      const data: unknown = ext.encode(v);
+      // null (or undefined: a function that returns nothing) declines the value
+      if (data === null || data === undefined) continue;
+      if (!(data instanceof Uint8Array)) {
+        const type = typeName(v);
+        throw new EncodeError(`cannot encode ${type}: the extension of type ${ext.type} returned ${typeName(data)}, not a Uint8Array (its payload) or null (to decline it)`, type.replace(/^an? /, ""));
+      }
+      return writeExt(ext.type, data);
     }
   }
   return writeOther(v, depth);

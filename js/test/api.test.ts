@@ -7,6 +7,8 @@ import {
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
 import { errorOf } from "./support/errorOf.js";
+import { ChunkDecoder } from "../src/ChunkDecoder.js";
+import { DecoderStream, EncoderStream } from "../src/index.js";
 
 const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
 
@@ -307,5 +309,65 @@ describe("ext", () => {
   });
   test("type -1 is reserved", () => {
     assert.throws(() => new ExtensionCodec().register({ type: -1 }), RangeError);
+  });
+});
+
+describe("options are checked: a misspelt key or a value of the wrong kind is an error, never ignored", () => {
+  const bytes = Uint8Array.of(0x81, 0x01, 0x02);
+  const decoderCases: Array<[string, object, RegExp, ErrorConstructor]> = [
+    ["a misspelt limit (which would leave the limit off)", { maxStrLenght: 10 }, /unknown decoder option "maxStrLenght" \(the options are map, int64, /, TypeError],
+    ["a choice in the wrong case", { map: "map" }, /decoder option map must be "object" or "Map", not "map"/, RangeError],
+    ["int64", { int64: "BigInt" }, /decoder option int64 must be "number" or "bigint" or "auto", not "BigInt"/, RangeError],
+    ["utf8", { utf8: true }, /decoder option utf8 must be "replace" or "strict" or "raw", not a boolean/, TypeError],
+    ["timestamp", { timestamp: "date" }, /decoder option timestamp must be "Date" or "Timestamp"/, RangeError],
+    ["a boolean given as a string", { exact: "false" }, /decoder option exact must be a boolean, not a string/, TypeError],
+    ["zeroCopy", { zeroCopy: 1 }, /decoder option zeroCopy must be a boolean, not a number/, TypeError],
+    ["a NaN limit (which compares false and limits nothing)", { maxDepth: NaN }, /decoder option maxDepth must be an integer >= 0 \(or Infinity\), not NaN/, RangeError],
+    ["a negative limit", { maxArrayLength: -1 }, /maxArrayLength must be an integer >= 0/, RangeError],
+    ["a fractional limit", { maxNumberKeys: 1.5 }, /maxNumberKeys must be an integer >= 0/, RangeError],
+    ["a limit as a string", { maxBinLength: "10" }, /maxBinLength must be a number, not a string/, TypeError],
+    ["extensions that are not an ExtensionCodec", { extensions: { decoders: [] } }, /decoder option extensions must be an ExtensionCodec, not a plain object/, TypeError],
+  ];
+  for (const [name, options, message, kind] of decoderCases) {
+    test(`decoder: ${name}`, () => {
+      for (const f of [() => decode(bytes, options), () => new Decoder(options), () => [...decodeMulti(bytes, options)], () => new ChunkDecoder(options), () => new DecoderStream(options)]) {
+        assert.throws(f, (e: unknown) => e instanceof kind && message.test((e as Error).message));
+      }
+    });
+  }
+  test("decoder: options that are not an object", () => {
+    assert.throws(() => decode(bytes, null as never), { name: "TypeError", message: "mpk decoder options must be an object, not null" });
+    assert.throws(() => decode(bytes, "strict" as never), { name: "TypeError", message: "mpk decoder options must be an object, not a string" });
+  });
+  test("decoder: undefined values mean the default; Infinity is a limit; good options work", () => {
+    assert.deepEqual(decode(bytes, { maxDepth: undefined, map: undefined }), new Map([[1, 2]]));
+    assert.deepEqual(decode(bytes, { maxMapLength: Infinity, maxDepth: Infinity, map: "Map", int64: "bigint", utf8: "strict", timestamp: "Timestamp", exact: false, zeroCopy: true, extensions: new ExtensionCodec() }), new Map([[1, 2]]));
+    assert.throws(() => decode(bytes, { maxMapLength: 0 }), (e: unknown) => e instanceof DecodeError && e.kind === "length_limit");
+  });
+  const encoderCases: Array<[string, object, RegExp, ErrorConstructor]> = [
+    ["a misspelt key", { ignoreUndefinded: true }, /unknown encoder option "ignoreUndefinded" \(the options are float32, sortKeys, ignoreUndefined, sharedBuffer, extensions, maxDepth\)/, TypeError],
+    ["a boolean given as a string", { sortKeys: "yes" }, /encoder option sortKeys must be a boolean, not a string/, TypeError],
+    ["float32", { float32: 1 }, /encoder option float32 must be a boolean, not a number/, TypeError],
+    ["maxDepth", { maxDepth: -5 }, /encoder option maxDepth must be an integer >= 0/, RangeError],
+    ["extensions", { extensions: [] }, /encoder option extensions must be an ExtensionCodec, not an Array/, TypeError],
+  ];
+  for (const [name, options, message, kind] of encoderCases) {
+    test(`encoder: ${name}`, () => {
+      for (const f of [() => encode(1, options), () => new Encoder(options), () => new EncoderStream(options)]) {
+        assert.throws(f, (e: unknown) => e instanceof kind && message.test((e as Error).message));
+      }
+    });
+  }
+  test("an extension's encode returns a Uint8Array or declines with null or undefined; anything else is an EncodeError", () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const declining = new ExtensionCodec().register({ type: 1, encode: () => undefined }).register({ type: 2, encode: (v) => (v instanceof Point ? Uint8Array.of(v.x) : null) });
+    assert.equal(hex([new Point(5)], new Encoder({ extensions: declining })), "91d40205");
+    const wrong = new ExtensionCodec().register({ type: 3, encode: (v) => (v instanceof Point ? (String(v.x) as never) : null) });
+    assert.throws(() => new Encoder({ extensions: wrong }).encode({ p: [new Point(5)] }), (e: unknown) =>
+      e instanceof EncodeError && e.path === "$.p[0]" && e.valueType === "Point" && e.message === "cannot encode a Point: the extension of type 3 returned a string, not a Uint8Array (its payload) or null (to decline it) at $.p[0]");
+    assert.throws(() => new ExtensionCodec().register({ type: 4, encode: "yes" as never }), { name: "TypeError", message: "an extension's encode must be a function, not string" });
+    assert.throws(() => new ExtensionCodec().register({ type: 4, decode: 1 as never }), { name: "TypeError", message: "an extension's decode must be a function, not number" });
   });
 });
