@@ -139,6 +139,13 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     const scratch = Uint8Array.from({ length: 300 }, (_, i) => 32 + (i % 90));
     if (asciiText(scratch, 300) !== String.fromCharCode(...scratch)) throw new Error("asciiText");
   },
+  "host objects named by Symbol.toStringTag are refused; misspelt options are errors": () => {
+    expectThrow(() => encode({ h: new Headers() }), (e) => e instanceof EncodeError && e.path === "$.h" && e.valueType === "Headers");
+    expectThrow(() => encode([new Blob(["x"])]), (e) => e instanceof EncodeError && e.path === "$[0]" && e.valueType === "Blob");
+    expectThrow(() => encode(new Map().values()), (e) => e instanceof EncodeError && e.valueType === "Map Iterator");
+    expectThrow(() => decode(Uint8Array.of(1), { maxStrLenght: 1 } as never), (e) => e instanceof TypeError && /unknown decoder option "maxStrLenght"/.test(e.message));
+    expectThrow(() => new Encoder({ sortKeys: "yes" } as never), (e) => e instanceof TypeError && /sortKeys must be a boolean/.test(e.message));
+  },
   "decoded bins are copies unless zeroCopy": () => {
     const input = Uint8Array.of(0xc4, 0x02, 7, 8);
     const copy = decode(input) as Uint8Array;
