@@ -154,7 +154,7 @@ export class Encoder {
     } catch (e) {
       pos = start;
       if (deferBins.length !== 0) clearDeferred();
-      throw e instanceof EncodeError ? e.locate() : e;
+      throw e instanceof EncodeError ? e.locate() : stackOverflow(e);
     } finally {
       if (saved) restore(saved);
       else busy = false;
@@ -586,9 +586,49 @@ function tooDeep(v: unknown): never {
   throw new EncodeError(`cannot encode ${type} nested deeper than maxDepth ${cfg.maxDepth} (a cycle?)`, type.replace(/^an? /, ""));
 }
 
-/** An error from writing the element at `step` of a container: an EncodeError learns its path. */
-function inside(e: unknown, step: string): unknown {
-  return e instanceof EncodeError ? e.within(step) : e;
+/**
+ * Where the JavaScript stack ran out, when maxDepth is set beyond it: the steps of the path
+ * (innermost first) and the container there, gathered by inside() as the RangeError unwinds, and
+ * turned into an EncodeError by the encode that catches it (stackOverflow()).
+ */
+let overflowSteps: string[] = [];
+let overflowAt: object | undefined;
+
+/** Marks a step of overflowSteps that is an object's key, made into a step (keyStep) later. */
+const KEY_MARK = "\u0000";
+
+/**
+ * An error from writing the element at `step` of `container` (for an object, `step` is the key,
+ * with `isKey`): an EncodeError learns its path.
+ */
+function inside(e: unknown, step: string, container: object, isKey = false): unknown {
+  if (e instanceof EncodeError) return e.within(isKey ? keyStep(step) : step);
+  if (e instanceof RangeError) {
+    // Perhaps a stack overflow, and this frame has next to no stack left: note where, and nothing
+    // more. Making the error here can fail, and a regular expression compiled here (keyStep's,
+    // typeName's) aborted V8 with "RegExpCompiler Allocation failed"; a frame too short even for
+    // this passes the overflow on to the next one out.
+    if (overflowAt === undefined) overflowAt = container;
+    overflowSteps.push(isKey ? KEY_MARK + step : step);
+  }
+  return e;
+}
+
+/**
+ * The error an encode throws for `e`, which is not an EncodeError: the stack ran out before
+ * maxDepth (set far above the default) was reached is an EncodeError like maxDepth's, at the
+ * innermost container whose frame could note it; anything else passes through.
+ */
+function stackOverflow(e: unknown): unknown {
+  const steps = overflowSteps;
+  const at = overflowAt;
+  overflowSteps = [];
+  overflowAt = undefined;
+  if (!(e instanceof RangeError) || at === undefined || !/call stack|recursion/i.test(e.message)) return e;
+  const type = typeName(at);
+  const error = new EncodeError(`cannot encode ${type} nested deeper than the JavaScript stack allows (maxDepth ${cfg.maxDepth} is beyond it; a cycle?)`, type.replace(/^an? /, ""));
+  for (const step of steps) error.within(step.startsWith(KEY_MARK) ? keyStep(step.slice(1)) : step);
+  return error.locate();
 }
 
 function writeArray(v: unknown[], depth: number): void {
@@ -607,7 +647,7 @@ function writeArray(v: unknown[], depth: number): void {
       else write(item, depth + 1);
     }
   } catch (e) {
-    throw inside(e, `[${i}]`);
+    throw inside(e, `[${i}]`, v);
   }
 }
 
@@ -724,7 +764,7 @@ function writePairs(pairs: Array<[unknown, unknown]>, depth: number): void {
       write(pairs[i]![1], depth + 1);
     }
   } catch (e) {
-    throw inside(e, `.pairs[${i}]`);
+    throw inside(e, `.pairs[${i}]`, pairs);
   }
 }
 
@@ -752,7 +792,7 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
       try {
         write(obj[key], depth + 1);
       } catch (e) {
-        throw inside(e, keyStep(key));
+        throw inside(e, key, obj, true);
       }
     }
     return;
@@ -778,7 +818,7 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
       n++;
     }
   } catch (e) {
-    throw inside(e, keyStep(key));
+    throw inside(e, key, obj, true);
   }
   const at = start + head;
   if (n < 16) {
@@ -807,7 +847,7 @@ function writeMap(map: Map<unknown, unknown>, depth: number): void {
   try {
     writeMapEntries(map, depth, (key, isKey) => (step = mapKeyStep(key) + (isKey ? "(key)" : "")));
   } catch (e) {
-    throw inside(e, step);
+    throw inside(e, step, map);
   }
 }
 

@@ -100,6 +100,28 @@ describe("writer", () => {
     }
     assert.equal(hex(plain), expected);
   });
+  test("with maxDepth beyond what the stack allows, deep nesting and cycles are still an EncodeError", () => {
+    let deepArray: unknown = [];
+    let deepObject: unknown = {};
+    let deepMap: unknown = new Map();
+    for (let i = 0; i < 200_000; i++) {
+      deepArray = [deepArray];
+      deepObject = { o: deepObject };
+      deepMap = new Map([[1, deepMap]]);
+    }
+    const cycle: unknown[] = [];
+    cycle.push(cycle);
+    const cases: Array<[unknown, string, string]> = [[deepArray, "Array", "[0]"], [deepObject, "plain object", ".o"], [deepMap, "Map", ".get(1)"], [cycle, "Array", "[0]"]];
+    for (const maxDepth of [1e7, Infinity]) {
+      const encoder = new Encoder({ maxDepth });
+      for (const [value, type, step] of cases) {
+        assert.throws(() => encoder.encode(value), (e: unknown) =>
+          e instanceof EncodeError && e.valueType === type && e.path.startsWith("$" + step.repeat(100)) &&
+          e.message.startsWith(`cannot encode a${type === "Array" ? "n" : ""} ${type} nested deeper than the JavaScript stack allows (maxDepth ${maxDepth} is beyond it; a cycle?) at $${step}`));
+      }
+      assert.equal(bytesToHex(encoder.encode([1])), "9101", "the encoder works on");
+    }
+  });
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];
     a.push(a);
