@@ -760,8 +760,11 @@ function writePairs(pairs: Array<[unknown, unknown]>, depth: number): void {
   let i = 0;
   try {
     for (; i < pairs.length; i++) {
-      write(pairs[i]![0], depth + 1);
-      write(pairs[i]![1], depth + 1);
+      const pair: unknown = pairs[i];
+      // anything else would be written as nils or lose values
+      if (!Array.isArray(pair) || pair.length !== 2) refuse(pair, "is not a [key, value] pair of a MapPairs");
+      write(pair[0], depth + 1);
+      write(pair[1], depth + 1);
     }
   } catch (e) {
     throw inside(e, `.pairs[${i}]`, pairs);

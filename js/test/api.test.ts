@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
-  decode, decodeMulti, DecodeError, Decoder, encode, EncodeError, Encoder, ExtData, ExtensionCodec, Float, Timestamp, RawStr,
+  decode, decodeMulti, DecodeError, Decoder, encode, EncodeError, Encoder, ExtData, ExtensionCodec, Float, MapPairs, Timestamp, RawStr,
   DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
@@ -391,5 +391,24 @@ describe("options are checked: a misspelt key or a value of the wrong kind is an
       e instanceof EncodeError && e.path === "$.p[0]" && e.valueType === "Point" && e.message === "cannot encode a Point: the extension of type 3 returned a string, not a Uint8Array (its payload) or null (to decline it) at $.p[0]");
     assert.throws(() => new ExtensionCodec().register({ type: 4, encode: "yes" as never }), { name: "TypeError", message: "an extension's encode must be a function, not string" });
     assert.throws(() => new ExtensionCodec().register({ type: 4, decode: 1 as never }), { name: "TypeError", message: "an extension's decode must be a function, not number" });
+  });
+});
+
+describe("mpk's value classes check what they are given (it would be written as other bytes)", () => {
+  test("ExtData, RawStr, Float and MapPairs refuse the wrong kinds of value", () => {
+    assert.throws(() => new ExtData(1, "abc" as never), { name: "TypeError", message: "ExtData's data must be a Uint8Array, not a string" });
+    assert.throws(() => new ExtData(1, [1, 2] as never), { name: "TypeError", message: "ExtData's data must be a Uint8Array, not an Array" });
+    assert.throws(() => new RawStr("abc" as never), { name: "TypeError", message: "RawStr's bytes must be a Uint8Array, not a string" });
+    assert.throws(() => new Float("1.5" as never), { name: "TypeError", message: "Float's value must be a number, not a string" });
+    assert.throws(() => new Float(1.5, 16 as never), { name: "RangeError", message: "Float's bits must be 32 or 64, not 16" });
+    assert.throws(() => new MapPairs({ a: 1 } as never), { name: "TypeError", message: "MapPairs' pairs must be an Array of [key, value] pairs, not a plain object" });
+    // Buffers are Uint8Arrays; both float widths
+    assert.equal(hex(new ExtData(1, Buffer.from([7]))), "d40107");
+    assert.equal(hex([new Float(1.5, 32), new Float(1.5)]), "92ca3fc00000cb3ff8000000000000");
+  });
+  test("a MapPairs pair that is not [key, value] is an EncodeError at its path", () => {
+    assert.throws(() => encode({ m: new MapPairs([[1, 2], [3] as never]) }), (e: unknown) =>
+      e instanceof EncodeError && e.path === "$.m.pairs[1]" && e.valueType === "Array" && /is not a \[key, value\] pair of a MapPairs/.test(e.message));
+    assert.throws(() => encode(new MapPairs([5 as never])), (e: unknown) => e instanceof EncodeError && e.path === "$.pairs[0]" && e.valueType === "number");
   });
 });
