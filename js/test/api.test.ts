@@ -8,7 +8,7 @@ import {
 import { bytesToHex, hexToBytes } from "./support/typed.js";
 import { errorOf } from "./support/errorOf.js";
 import { ChunkDecoder } from "../src/ChunkDecoder.js";
-import { DecoderStream, EncoderStream } from "../src/index.js";
+import { decodeStream, DecoderStream, EncoderStream } from "../src/index.js";
 
 const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
 
@@ -328,6 +328,17 @@ describe("ext", () => {
     const v = decode(bytes);
     assert.deepEqual(v, new ExtData(9, Uint8Array.from([1, 2])));
     assert.equal(hex(v), "d5090102");
+  });
+  test("an error thrown by an extension's decode passes through unchanged, and ends a stream", async () => {
+    class Refusal extends Error {}
+    const refusing = new ExtensionCodec().register({ type: 4, decode: () => { throw new Refusal("no"); } });
+    const bytes = hexToBytes("9201d40400");
+    assert.throws(() => decode(bytes, { extensions: refusing }), Refusal);
+    const got: unknown[] = [];
+    await assert.rejects((async () => {
+      for await (const v of decodeStream((async function* () { yield hexToBytes("07"); yield bytes; yield hexToBytes("08"); })(), { extensions: refusing })) got.push(v);
+    })(), Refusal);
+    assert.deepEqual(got, [7]);
   });
   test("type -1 is reserved", () => {
     assert.throws(() => new ExtensionCodec().register({ type: -1 }), RangeError);
