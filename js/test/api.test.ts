@@ -9,6 +9,7 @@ import { bytesToHex, hexToBytes } from "./support/typed.js";
 import { errorOf } from "./support/errorOf.js";
 import { ChunkDecoder } from "../src/ChunkDecoder.js";
 import { decodeStream, DecoderStream, EncoderStream } from "../src/index.js";
+import { neovimExtensions } from "../src/rpc/index.js";
 
 const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
 
@@ -339,6 +340,12 @@ describe("ext", () => {
       for await (const v of decodeStream((async function* () { yield hexToBytes("07"); yield bytes; yield hexToBytes("08"); })(), { extensions: refusing })) got.push(v);
     })(), Refusal);
     assert.deepEqual(got, [7]);
+  });
+  test("a type is registered once (a second definition would encode with the first and decode with the second)", () => {
+    const codec = new ExtensionCodec().register({ type: 5, decode: () => 1 });
+    assert.throws(() => codec.register({ type: 5, decode: () => 2 }), { name: "RangeError", message: "ext type 5 is registered already" });
+    assert.throws(() => neovimExtensions().register({ type: 0, encode: () => null }), { name: "RangeError", message: "ext type 0 is registered already" });
+    assert.equal(decode(hexToBytes("d40500"), { extensions: codec }), 1);
   });
   test("type -1 is reserved", () => {
     assert.throws(() => new ExtensionCodec().register({ type: -1 }), RangeError);
