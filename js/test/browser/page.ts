@@ -95,6 +95,12 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     const first = await reader.read();
     if (first.value !== 7) throw new Error(`first value ${String(first.value)}`);
     await expectReject(reader.read(), (e) => e instanceof TypeError && /not a string/.test(e.message));
+    // decodeStream of a fetch-like body (a ReadableStream) with a string chunk: the value before it, then the TypeError
+    const body = new ReadableStream({ start(c) { c.enqueue(Uint8Array.of(5)); c.enqueue("abc"); c.close(); } });
+    const got: unknown[] = [];
+    await expectReject((async () => { for await (const v of decodeStream(body as ReadableStream<Uint8Array>)) got.push(v); })(), (e) => e instanceof TypeError && /not a string/.test(e.message));
+    if (got.join() !== "5") throw new Error(`values before the string: ${got.join()}`);
+    await expectReject((async () => { for await (const _ of decodeStream(Uint8Array.of(1) as never)); })(), (e) => e instanceof TypeError && /decode bytes held in memory/.test(e.message));
   },
   "a stream error after a value in the same chunk is at its offset": async () => {
     async function* one() {
