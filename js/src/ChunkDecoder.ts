@@ -1,6 +1,7 @@
 import { DecodeError } from "./DecodeError.js";
 import { Decoder, TRUNCATED } from "./Decoder.js";
-import type { DecoderOptions } from "./limits.js";
+import { DECODER_OPTIONS, type DecoderOptions } from "./limits.js";
+import { checkOptions } from "./utils/options.js";
 import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { ValueScanner } from "./ValueScanner.js";
 
@@ -28,6 +29,8 @@ export class ChunkDecoder {
   private failure: Error | undefined;
 
   constructor(options?: DecoderOptions) {
+    // checked as given (zeroCopy too, which the copy below replaces)
+    if (options !== undefined) checkOptions(options, DECODER_OPTIONS, "decoder");
     // its values are decoded from `pending`, which later chunks overwrite: payloads must be copies
     this.decoder = new Decoder({ ...options, zeroCopy: false });
     this.scanner = new ValueScanner(options);

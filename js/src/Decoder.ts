@@ -3,7 +3,8 @@ import { DecodeError, type DecodeErrorKind } from "./DecodeError.js";
 import { ExtData } from "./ExtData.js";
 import type { ExtensionCodec } from "./ExtensionCodec.js";
 import { Float } from "./Float.js";
-import { decodeLimits, type DecoderOptions } from "./limits.js";
+import { DECODER_OPTIONS, decodeLimits, type DecoderOptions } from "./limits.js";
+import { checkOptions } from "./utils/options.js";
 
 export type { DecoderOptions } from "./limits.js";
 import { MapPairs } from "./MapPairs.js";
@@ -91,6 +92,7 @@ class Config {
   readonly extDecoders: ExtensionCodec["decoders"] | undefined;
 
   constructor(options: DecoderOptions) {
+    checkOptions(options, DECODER_OPTIONS, "decoder");
     const limits = decodeLimits(options);
     this.maxDepth = limits.depth;
     this.maxStr = limits.str;

@@ -9,6 +9,7 @@ import type { RawStr } from "./RawStr.js";
 import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
 import { typeName } from "./utils/bytes.js";
 import { writeUtf8, writeUtf8Long } from "./utils/utf8.js";
+import { checkOptions } from "./utils/options.js";
 
 export type EncoderOptions = Readonly<
   Partial<{
@@ -77,6 +78,16 @@ let deferring = false;
 let deferAt: number[] = [];
 let deferBins: Uint8Array[] = [];
 
+/** What each encoder option takes (utils/options.ts checks options against it). */
+const ENCODER_OPTIONS = {
+  float32: "boolean",
+  sortKeys: "boolean",
+  ignoreUndefined: "boolean",
+  sharedBuffer: "boolean",
+  extensions: "extensions",
+  maxDepth: "limit",
+} as const;
+
 /**
  * An encoder's options, resolved once by its constructor. A call installs the whole object
  * (`cfg`), so an option is described here and nowhere else.
@@ -90,6 +101,7 @@ class Config {
   readonly sharedBuffer: boolean;
 
   constructor(options: EncoderOptions) {
+    checkOptions(options, ENCODER_OPTIONS, "encoder");
     this.float32 = options.float32 ?? false;
     this.sortKeys = options.sortKeys ?? false;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -142,7 +154,7 @@ export class Encoder {
     } catch (e) {
       pos = start;
       if (deferBins.length !== 0) clearDeferred();
-      throw e instanceof EncodeError ? e.locate() : e;
+      throw e instanceof EncodeError ? e.locate() : stackOverflow(e);
     } finally {
       if (saved) restore(saved);
       else busy = false;
@@ -574,9 +586,49 @@ function tooDeep(v: unknown): never {
   throw new EncodeError(`cannot encode ${type} nested deeper than maxDepth ${cfg.maxDepth} (a cycle?)`, type.replace(/^an? /, ""));
 }
 
-/** An error from writing the element at `step` of a container: an EncodeError learns its path. */
-function inside(e: unknown, step: string): unknown {
-  return e instanceof EncodeError ? e.within(step) : e;
+/**
+ * Where the JavaScript stack ran out, when maxDepth is set beyond it: the steps of the path
+ * (innermost first) and the container there, gathered by inside() as the RangeError unwinds, and
+ * turned into an EncodeError by the encode that catches it (stackOverflow()).
+ */
+let overflowSteps: string[] = [];
+let overflowAt: object | undefined;
+
+/** Marks a step of overflowSteps that is an object's key, made into a step (keyStep) later. */
+const KEY_MARK = "\u0000";
+
+/**
+ * An error from writing the element at `step` of `container` (for an object, `step` is the key,
+ * with `isKey`): an EncodeError learns its path.
+ */
+function inside(e: unknown, step: string, container: object, isKey = false): unknown {
+  if (e instanceof EncodeError) return e.within(isKey ? keyStep(step) : step);
+  if (e instanceof RangeError) {
+    // Perhaps a stack overflow, and this frame has next to no stack left: note where, and nothing
+    // more. Making the error here can fail, and a regular expression compiled here (keyStep's,
+    // typeName's) aborted V8 with "RegExpCompiler Allocation failed"; a frame too short even for
+    // this passes the overflow on to the next one out.
+    if (overflowAt === undefined) overflowAt = container;
+    overflowSteps.push(isKey ? KEY_MARK + step : step);
+  }
+  return e;
+}
+
+/**
+ * The error an encode throws for `e`, which is not an EncodeError: the stack ran out before
+ * maxDepth (set far above the default) was reached is an EncodeError like maxDepth's, at the
+ * innermost container whose frame could note it; anything else passes through.
+ */
+function stackOverflow(e: unknown): unknown {
+  const steps = overflowSteps;
+  const at = overflowAt;
+  overflowSteps = [];
+  overflowAt = undefined;
+  if (!(e instanceof RangeError) || at === undefined || !/call stack|recursion/i.test(e.message)) return e;
+  const type = typeName(at);
+  const error = new EncodeError(`cannot encode ${type} nested deeper than the JavaScript stack allows (maxDepth ${cfg.maxDepth} is beyond it; a cycle?)`, type.replace(/^an? /, ""));
+  for (const step of steps) error.within(step.startsWith(KEY_MARK) ? keyStep(step.slice(1)) : step);
+  return error.locate();
 }
 
 function writeArray(v: unknown[], depth: number): void {
@@ -595,7 +647,7 @@ function writeArray(v: unknown[], depth: number): void {
       else write(item, depth + 1);
     }
   } catch (e) {
-    throw inside(e, `[${i}]`);
+    throw inside(e, `[${i}]`, v);
   }
 }
 
@@ -626,8 +678,14 @@ function writeObject(v: object, depth: number): void {
   const extEncoders = cfg.extEncoders;
   if (extEncoders !== undefined) {
     for (const ext of extEncoders) {
-      const data = ext.encode(v);
-      if (data !== null) return writeExt(ext.type, data);
+      const data: unknown = ext.encode(v);
+      // null (or undefined: a function that returns nothing) declines the value
+      if (data === null || data === undefined) continue;
+      if (!(data instanceof Uint8Array)) {
+        const type = typeName(v);
+        throw new EncodeError(`cannot encode ${type}: the extension of type ${ext.type} returned ${typeName(data)}, not a Uint8Array (its payload) or null (to decline it)`, type.replace(/^an? /, ""));
+      }
+      return writeExt(ext.type, data);
     }
   }
   return writeOther(v, depth);
@@ -680,6 +738,13 @@ function writeOther(v: object, depth: number): void {
   if (v instanceof Error || v instanceof RegExp || v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || v instanceof Symbol || isWeakRef(v)) {
     return refuse(v, "has no MessagePack form (convert it to data first, or register an extension)");
   }
+  // A built-in or host object that names itself with Symbol.toStringTag (an iterator or a
+  // generator, a Blob, Headers, URLSearchParams, an Intl formatter, a FinalizationRegistry...):
+  // its contents live in internal slots, not in properties, so as a map it would come out `{}`.
+  const tag = (v as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+  if (typeof tag === "string") {
+    throw new EncodeError(`cannot encode ${/^[AEIO]/.test(tag) ? "an" : "a"} ${tag}: its contents are not in its properties, so it has no MessagePack form (convert it to data first, such as [...iterable], or register an extension)`, tag);
+  }
   // any other object (a class instance): its own enumerable string keys, like a plain object
   return writePlainObject(v as Record<string, unknown>, depth, true);
 }
@@ -695,11 +760,14 @@ function writePairs(pairs: Array<[unknown, unknown]>, depth: number): void {
   let i = 0;
   try {
     for (; i < pairs.length; i++) {
-      write(pairs[i]![0], depth + 1);
-      write(pairs[i]![1], depth + 1);
+      const pair: unknown = pairs[i];
+      // anything else would be written as nils or lose values
+      if (!Array.isArray(pair) || pair.length !== 2) refuse(pair, "is not a [key, value] pair of a MapPairs");
+      write(pair[0], depth + 1);
+      write(pair[1], depth + 1);
     }
   } catch (e) {
-    throw inside(e, `.pairs[${i}]`);
+    throw inside(e, `.pairs[${i}]`, pairs);
   }
 }
 
@@ -727,7 +795,7 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
       try {
         write(obj[key], depth + 1);
       } catch (e) {
-        throw inside(e, keyStep(key));
+        throw inside(e, key, obj, true);
       }
     }
     return;
@@ -753,7 +821,7 @@ function writePlainObject(obj: Record<string, unknown>, depth: number, inherits:
       n++;
     }
   } catch (e) {
-    throw inside(e, keyStep(key));
+    throw inside(e, key, obj, true);
   }
   const at = start + head;
   if (n < 16) {
@@ -782,7 +850,7 @@ function writeMap(map: Map<unknown, unknown>, depth: number): void {
   try {
     writeMapEntries(map, depth, (key, isKey) => (step = mapKeyStep(key) + (isKey ? "(key)" : "")));
   } catch (e) {
-    throw inside(e, step);
+    throw inside(e, step, map);
   }
 }
 

@@ -1,9 +1,9 @@
 import { ChunkDecoder } from "./ChunkDecoder.js";
 import type { DecoderOptions } from "./limits.js";
-import type { BinaryInput } from "./utils/bytes.js";
+import { typeName, type BinaryInput } from "./utils/bytes.js";
 
-/** A source of byte chunks: a web ReadableStream (fetch's body) or any async iterable (a Node stream). */
-export type ByteSource = ReadableStream<BinaryInput> | AsyncIterable<BinaryInput>;
+/** A source of byte chunks: a web ReadableStream (fetch's body), any async iterable (a Node stream) or an iterable (an array of chunks). */
+export type ByteSource = ReadableStream<BinaryInput> | AsyncIterable<BinaryInput> | Iterable<BinaryInput>;
 
 /**
  * Yields the values of a stream of concatenated MessagePack values as they complete; chunks may
@@ -12,7 +12,7 @@ export type ByteSource = ReadableStream<BinaryInput> | AsyncIterable<BinaryInput
  */
 export async function* decodeStream(source: ByteSource, options?: DecoderOptions): AsyncGenerator<unknown, void, undefined> {
   const chunks = new ChunkDecoder(options);
-  const iterable = "getReader" in source ? readChunks(source) : source;
+  const iterable = chunkSource(source);
   const values: unknown[] = [];
   for await (const chunk of iterable) {
     let failure: unknown;
@@ -28,6 +28,25 @@ export async function* decodeStream(source: ByteSource, options?: DecoderOptions
     if (failure !== undefined) throw failure;
   }
   chunks.finish();
+}
+
+/**
+ * The chunks of `source`. Anything that is neither a ReadableStream nor an iterable is a TypeError
+ * naming its type, and so are bytes themselves (iterating them would give numbers, each then
+ * refused as a chunk with a message that does not say what went wrong) and strings.
+ */
+function chunkSource(source: ByteSource): AsyncIterable<BinaryInput> | Iterable<BinaryInput> {
+  const s: unknown = source;
+  if (typeof s === "object" && s !== null) {
+    if (typeof (s as { getReader?: unknown }).getReader === "function") return readChunks(s as ReadableStream<BinaryInput>);
+    if (ArrayBuffer.isView(s) || s instanceof ArrayBuffer) {
+      throw new TypeError(`decodeStream reads a stream of byte chunks, not ${typeName(s)}: decode bytes held in memory with decode() or decodeMulti()`);
+    }
+    if (typeof (s as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" || typeof (s as Iterable<unknown>)[Symbol.iterator] === "function") {
+      return s as AsyncIterable<BinaryInput>;
+    }
+  }
+  throw new TypeError(`decodeStream reads a ReadableStream or an (async) iterable of byte chunks, not ${typeName(s)}`);
 }
 
 async function* readChunks(source: ReadableStream<BinaryInput>): AsyncGenerator<BinaryInput, void, undefined> {

@@ -66,6 +66,24 @@ export const DEFAULT_MAX_LENGTH = 4294967295;
  */
 export const DEFAULT_MAX_NUMBER_KEYS = 1024;
 
+/** What each decoder option takes (utils/options.ts checks options against it). */
+export const DECODER_OPTIONS = {
+  map: ["object", "Map"],
+  int64: ["number", "bigint", "auto"],
+  utf8: ["replace", "strict", "raw"],
+  timestamp: ["Date", "Timestamp"],
+  exact: "boolean",
+  zeroCopy: "boolean",
+  extensions: "extensions",
+  maxDepth: "limit",
+  maxStrLength: "limit",
+  maxBinLength: "limit",
+  maxExtLength: "limit",
+  maxArrayLength: "limit",
+  maxMapLength: "limit",
+  maxNumberKeys: "limit",
+} as const;
+
 /** The decode limits of some options, each defaulted where the options leave it out. */
 export interface DecodeLimits {
   readonly depth: number;

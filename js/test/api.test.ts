@@ -2,11 +2,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
-  decode, decodeMulti, DecodeError, Decoder, encode, EncodeError, Encoder, ExtData, ExtensionCodec, Float, Timestamp, RawStr,
+  decode, decodeMulti, DecodeError, Decoder, encode, EncodeError, Encoder, ExtData, ExtensionCodec, Float, MapPairs, Timestamp, RawStr,
   DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH,
 } from "../src/index.js";
 import { bytesToHex, hexToBytes } from "./support/typed.js";
 import { errorOf } from "./support/errorOf.js";
+import { ChunkDecoder } from "../src/ChunkDecoder.js";
+import { decodeStream, DecoderStream, EncoderStream } from "../src/index.js";
+import { neovimExtensions } from "../src/rpc/index.js";
 
 const hex = (v: unknown, e = new Encoder()) => bytesToHex(e.encode(v));
 
@@ -97,6 +100,28 @@ describe("writer", () => {
       delete proto.polluted;
     }
     assert.equal(hex(plain), expected);
+  });
+  test("with maxDepth beyond what the stack allows, deep nesting and cycles are still an EncodeError", () => {
+    let deepArray: unknown = [];
+    let deepObject: unknown = {};
+    let deepMap: unknown = new Map();
+    for (let i = 0; i < 200_000; i++) {
+      deepArray = [deepArray];
+      deepObject = { o: deepObject };
+      deepMap = new Map([[1, deepMap]]);
+    }
+    const cycle: unknown[] = [];
+    cycle.push(cycle);
+    const cases: Array<[unknown, string, string]> = [[deepArray, "Array", "[0]"], [deepObject, "plain object", ".o"], [deepMap, "Map", ".get(1)"], [cycle, "Array", "[0]"]];
+    for (const maxDepth of [1e7, Infinity]) {
+      const encoder = new Encoder({ maxDepth });
+      for (const [value, type, step] of cases) {
+        assert.throws(() => encoder.encode(value), (e: unknown) =>
+          e instanceof EncodeError && e.valueType === type && e.path.startsWith("$" + step.repeat(100)) &&
+          e.message.startsWith(`cannot encode a${type === "Array" ? "n" : ""} ${type} nested deeper than the JavaScript stack allows (maxDepth ${maxDepth} is beyond it; a cycle?) at $${step}`));
+      }
+      assert.equal(bytesToHex(encoder.encode([1])), "9101", "the encoder works on");
+    }
   });
   test("a cycle is an error, not a stack overflow", () => {
     const a: unknown[] = [];
@@ -305,7 +330,103 @@ describe("ext", () => {
     assert.deepEqual(v, new ExtData(9, Uint8Array.from([1, 2])));
     assert.equal(hex(v), "d5090102");
   });
+  test("an error thrown by an extension's decode passes through unchanged, and ends a stream", async () => {
+    class Refusal extends Error {}
+    const refusing = new ExtensionCodec().register({ type: 4, decode: () => { throw new Refusal("no"); } });
+    const bytes = hexToBytes("9201d40400");
+    assert.throws(() => decode(bytes, { extensions: refusing }), Refusal);
+    const got: unknown[] = [];
+    await assert.rejects((async () => {
+      for await (const v of decodeStream((async function* () { yield hexToBytes("07"); yield bytes; yield hexToBytes("08"); })(), { extensions: refusing })) got.push(v);
+    })(), Refusal);
+    assert.deepEqual(got, [7]);
+  });
+  test("a type is registered once (a second definition would encode with the first and decode with the second)", () => {
+    const codec = new ExtensionCodec().register({ type: 5, decode: () => 1 });
+    assert.throws(() => codec.register({ type: 5, decode: () => 2 }), { name: "RangeError", message: "ext type 5 is registered already" });
+    assert.throws(() => neovimExtensions().register({ type: 0, encode: () => null }), { name: "RangeError", message: "ext type 0 is registered already" });
+    assert.equal(decode(hexToBytes("d40500"), { extensions: codec }), 1);
+  });
   test("type -1 is reserved", () => {
     assert.throws(() => new ExtensionCodec().register({ type: -1 }), RangeError);
+  });
+});
+
+describe("options are checked: a misspelt key or a value of the wrong kind is an error, never ignored", () => {
+  const bytes = Uint8Array.of(0x81, 0x01, 0x02);
+  const decoderCases: Array<[string, object, RegExp, ErrorConstructor]> = [
+    ["a misspelt limit (which would leave the limit off)", { maxStrLenght: 10 }, /unknown decoder option "maxStrLenght" \(the options are map, int64, /, TypeError],
+    ["a choice in the wrong case", { map: "map" }, /decoder option map must be "object" or "Map", not "map"/, RangeError],
+    ["int64", { int64: "BigInt" }, /decoder option int64 must be "number" or "bigint" or "auto", not "BigInt"/, RangeError],
+    ["utf8", { utf8: true }, /decoder option utf8 must be "replace" or "strict" or "raw", not a boolean/, TypeError],
+    ["timestamp", { timestamp: "date" }, /decoder option timestamp must be "Date" or "Timestamp"/, RangeError],
+    ["a boolean given as a string", { exact: "false" }, /decoder option exact must be a boolean, not a string/, TypeError],
+    ["zeroCopy", { zeroCopy: 1 }, /decoder option zeroCopy must be a boolean, not a number/, TypeError],
+    ["a NaN limit (which compares false and limits nothing)", { maxDepth: NaN }, /decoder option maxDepth must be an integer >= 0 \(or Infinity\), not NaN/, RangeError],
+    ["a negative limit", { maxArrayLength: -1 }, /maxArrayLength must be an integer >= 0/, RangeError],
+    ["a fractional limit", { maxNumberKeys: 1.5 }, /maxNumberKeys must be an integer >= 0/, RangeError],
+    ["a limit as a string", { maxBinLength: "10" }, /maxBinLength must be a number, not a string/, TypeError],
+    ["extensions that are not an ExtensionCodec", { extensions: { decoders: [] } }, /decoder option extensions must be an ExtensionCodec, not a plain object/, TypeError],
+  ];
+  for (const [name, options, message, kind] of decoderCases) {
+    test(`decoder: ${name}`, () => {
+      for (const f of [() => decode(bytes, options), () => new Decoder(options), () => [...decodeMulti(bytes, options)], () => new ChunkDecoder(options), () => new DecoderStream(options)]) {
+        assert.throws(f, (e: unknown) => e instanceof kind && message.test((e as Error).message));
+      }
+    });
+  }
+  test("decoder: options that are not an object", () => {
+    assert.throws(() => decode(bytes, null as never), { name: "TypeError", message: "mpk decoder options must be an object, not null" });
+    assert.throws(() => decode(bytes, "strict" as never), { name: "TypeError", message: "mpk decoder options must be an object, not a string" });
+  });
+  test("decoder: undefined values mean the default; Infinity is a limit; good options work", () => {
+    assert.deepEqual(decode(bytes, { maxDepth: undefined, map: undefined }), new Map([[1, 2]]));
+    assert.deepEqual(decode(bytes, { maxMapLength: Infinity, maxDepth: Infinity, map: "Map", int64: "bigint", utf8: "strict", timestamp: "Timestamp", exact: false, zeroCopy: true, extensions: new ExtensionCodec() }), new Map([[1, 2]]));
+    assert.throws(() => decode(bytes, { maxMapLength: 0 }), (e: unknown) => e instanceof DecodeError && e.kind === "length_limit");
+  });
+  const encoderCases: Array<[string, object, RegExp, ErrorConstructor]> = [
+    ["a misspelt key", { ignoreUndefinded: true }, /unknown encoder option "ignoreUndefinded" \(the options are float32, sortKeys, ignoreUndefined, sharedBuffer, extensions, maxDepth\)/, TypeError],
+    ["a boolean given as a string", { sortKeys: "yes" }, /encoder option sortKeys must be a boolean, not a string/, TypeError],
+    ["float32", { float32: 1 }, /encoder option float32 must be a boolean, not a number/, TypeError],
+    ["maxDepth", { maxDepth: -5 }, /encoder option maxDepth must be an integer >= 0/, RangeError],
+    ["extensions", { extensions: [] }, /encoder option extensions must be an ExtensionCodec, not an Array/, TypeError],
+  ];
+  for (const [name, options, message, kind] of encoderCases) {
+    test(`encoder: ${name}`, () => {
+      for (const f of [() => encode(1, options), () => new Encoder(options), () => new EncoderStream(options)]) {
+        assert.throws(f, (e: unknown) => e instanceof kind && message.test((e as Error).message));
+      }
+    });
+  }
+  test("an extension's encode returns a Uint8Array or declines with null or undefined; anything else is an EncodeError", () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const declining = new ExtensionCodec().register({ type: 1, encode: () => undefined }).register({ type: 2, encode: (v) => (v instanceof Point ? Uint8Array.of(v.x) : null) });
+    assert.equal(hex([new Point(5)], new Encoder({ extensions: declining })), "91d40205");
+    const wrong = new ExtensionCodec().register({ type: 3, encode: (v) => (v instanceof Point ? (String(v.x) as never) : null) });
+    assert.throws(() => new Encoder({ extensions: wrong }).encode({ p: [new Point(5)] }), (e: unknown) =>
+      e instanceof EncodeError && e.path === "$.p[0]" && e.valueType === "Point" && e.message === "cannot encode a Point: the extension of type 3 returned a string, not a Uint8Array (its payload) or null (to decline it) at $.p[0]");
+    assert.throws(() => new ExtensionCodec().register({ type: 4, encode: "yes" as never }), { name: "TypeError", message: "an extension's encode must be a function, not string" });
+    assert.throws(() => new ExtensionCodec().register({ type: 4, decode: 1 as never }), { name: "TypeError", message: "an extension's decode must be a function, not number" });
+  });
+});
+
+describe("mpk's value classes check what they are given (it would be written as other bytes)", () => {
+  test("ExtData, RawStr, Float and MapPairs refuse the wrong kinds of value", () => {
+    assert.throws(() => new ExtData(1, "abc" as never), { name: "TypeError", message: "ExtData's data must be a Uint8Array, not a string" });
+    assert.throws(() => new ExtData(1, [1, 2] as never), { name: "TypeError", message: "ExtData's data must be a Uint8Array, not an Array" });
+    assert.throws(() => new RawStr("abc" as never), { name: "TypeError", message: "RawStr's bytes must be a Uint8Array, not a string" });
+    assert.throws(() => new Float("1.5" as never), { name: "TypeError", message: "Float's value must be a number, not a string" });
+    assert.throws(() => new Float(1.5, 16 as never), { name: "RangeError", message: "Float's bits must be 32 or 64, not 16" });
+    assert.throws(() => new MapPairs({ a: 1 } as never), { name: "TypeError", message: "MapPairs' pairs must be an Array of [key, value] pairs, not a plain object" });
+    // Buffers are Uint8Arrays; both float widths
+    assert.equal(hex(new ExtData(1, Buffer.from([7]))), "d40107");
+    assert.equal(hex([new Float(1.5, 32), new Float(1.5)]), "92ca3fc00000cb3ff8000000000000");
+  });
+  test("a MapPairs pair that is not [key, value] is an EncodeError at its path", () => {
+    assert.throws(() => encode({ m: new MapPairs([[1, 2], [3] as never]) }), (e: unknown) =>
+      e instanceof EncodeError && e.path === "$.m.pairs[1]" && e.valueType === "Array" && /is not a \[key, value\] pair of a MapPairs/.test(e.message));
+    assert.throws(() => encode(new MapPairs([5 as never])), (e: unknown) => e instanceof EncodeError && e.path === "$.pairs[0]" && e.valueType === "number");
   });
 });

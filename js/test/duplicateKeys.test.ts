@@ -20,6 +20,10 @@ test("a duplicate key keeps its last value, in an object and in a Map", async ()
   void writer.write(strKeys.subarray(0, 5)).then(() => writer.write(strKeys.subarray(5))).then(() => writer.close());
   const reader = stream.readable.getReader();
   assert.deepEqual((await reader.read()).value, { a: 3, b: 2 });
+  // keys equal as JavaScript values are one key of a Map: the int 1 and the float 1.0 (README)
+  const intAndFloat = new Uint8Array([0x82, 0x01, 0xa1, 0x78, 0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xa1, 0x79]);
+  assert.deepEqual([...(decode(intAndFloat) as Map<number, string>)], [[1, "y"]]);
+  assert.equal((decode(intAndFloat, { exact: true }) as MapPairs).pairs.length, 2);
   // exact mode keeps every pair
   assert.deepEqual((decode(strKeys, { exact: true }) as MapPairs).pairs, [["a", 1], ["b", 2], ["a", 3]]);
 });

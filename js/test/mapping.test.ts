@@ -83,6 +83,18 @@ describe("values without one: EncodeError naming the type and the path", () => {
     // function-valued property like any other
     ["toJSON of a plain object", { t: { x: { toJSON: () => 1 } } }, "$.t.x.toJSON", "function"],
     ["a bigint beyond 64 bits", { n: 2n ** 64n }, "$.n", "bigint"],
+    ["a Uint8ClampedArray", { v: new Uint8ClampedArray(1) }, "$.v", "Uint8ClampedArray"],
+    // built-in and host objects that name themselves (Symbol.toStringTag) keep their contents in
+    // internal slots: as maps of their own properties they would all be {}
+    ["a generator", { g: (function* () { yield 1; })() }, "$.g", "Generator"],
+    ["a Map iterator", [new Map([[1, 2]]).keys()], "$[0]", "Map Iterator"],
+    ["an Array iterator", [[1][Symbol.iterator]()], "$[0]", "Array Iterator"],
+    ["a URLSearchParams", { q: new URLSearchParams("a=1") }, "$.q", "URLSearchParams"],
+    ["a Blob", { b: new Blob(["x"]) }, "$.b", "Blob"],
+    ["a Headers", { h: new Headers({ a: "b" }) }, "$.h", "Headers"],
+    ["an Intl.NumberFormat", { f: new Intl.NumberFormat() }, "$.f", "Intl.NumberFormat"],
+    ["a FinalizationRegistry", { r: new (globalThis as unknown as { FinalizationRegistry: new (f: () => void) => object }).FinalizationRegistry(() => {}) }, "$.r", "FinalizationRegistry"],
+    ["a class instance with a Symbol.toStringTag", { c: new (class { x = 1; get [Symbol.toStringTag]() { return "Tagged"; } })() }, "$.c", "Tagged"],
   ];
   for (const [name, value, path, type] of cases) {
     test(name, () => {
@@ -94,6 +106,8 @@ describe("values without one: EncodeError naming the type and the path", () => {
   test("the message names the type and the path", () => {
     assert.throws(() => encode({ a: [1, 2, 3, () => 0] }), { name: "EncodeError", message: "cannot encode a function: it has no MessagePack form at $.a[3]" });
     assert.throws(() => encode({ v: new Float32Array(1) }), /cannot encode a Float32Array: it has no MessagePack form: as bin its element type and byte order would be lost/);
+    assert.throws(() => encode({ v: new Uint16Array(1) }), /^EncodeError: cannot encode a Uint16Array: /);
+    assert.throws(() => encode({ v: new Map().entries() }), { message: "cannot encode a Map Iterator: its contents are not in its properties, so it has no MessagePack form (convert it to data first, such as [...iterable], or register an extension) at $.v" });
   });
   test("an extension can give them a form", () => {
     const extensions = new ExtensionCodec().register({

@@ -23,6 +23,23 @@ test("the README's first example runs", () => {
   execFileSync(process.execPath, [file], { stdio: "pipe" });
 });
 
+test("the README's extension and MessagePack-RPC examples run", () => {
+  const readme = readFileSync(join(jsDir, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const extension = blocks.find((b) => b.includes("new ExtensionCodec()"));
+  const rpc = blocks.find((b) => b.includes('from "mpk/rpc/node"') && b.includes("listen("));
+  assert.ok(extension && rpc, "README has both examples");
+  const dir = join(jsDir, "build", "readme");
+  mkdirSync(dir, { recursive: true });
+  // the extension example ends with a decode whose result its comment shows: check that result
+  const checked = extension + '\nconst got = new Decoder({ extensions }).decode(bytes);\nif (!(got.at instanceof Point) || got.at.x !== 1 || got.at.y !== 2) throw new Error("not the Point back");\n';
+  for (const [name, code] of [["extension.mjs", checked], ["rpc.mjs", rpc]] as const) {
+    const file = join(dir, name);
+    writeFileSync(file, code);
+    execFileSync(process.execPath, [file], { stdio: "pipe", timeout: 30_000 });
+  }
+});
+
 test("the package resolves for import and require, with the decode-only entry", async () => {
   const esm = await import("mpk");
   const cjs = createRequire(join(jsDir, "package.json"))("mpk");

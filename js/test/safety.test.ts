@@ -85,6 +85,19 @@ describe("inputs that are not bytes are a TypeError naming their type", () => {
     await assert.rejects(reader.read(), notBytes(/not a string/));
   });
 
+  test("decodeStream of something that is not a stream of chunks: a TypeError naming it", async () => {
+    const notAStream = (what: RegExp) => (e: unknown) => e instanceof TypeError && what.test(e.message);
+    // bytes themselves: iterating them would give numbers, refused one by one as "not a number"
+    await assert.rejects(collect(Buffer.from([1, 2]) as never), notAStream(/^decodeStream reads a stream of byte chunks, not a Buffer: decode bytes held in memory with decode\(\) or decodeMulti\(\)$/));
+    await assert.rejects(collect(Uint8Array.of(1) as never), notAStream(/not a Uint8Array: decode bytes/));
+    await assert.rejects(collect(new ArrayBuffer(1) as never), notAStream(/not an ArrayBuffer: decode bytes/));
+    await assert.rejects(collect("\x01" as never), notAStream(/^decodeStream reads a ReadableStream or an \(async\) iterable of byte chunks, not a string$/));
+    await assert.rejects(collect(null as never), notAStream(/not null$/));
+    await assert.rejects(collect({ read() {} } as never), notAStream(/not a plain object$/));
+    // an array of chunks (a sync iterable) is a stream of chunks
+    assert.deepEqual(await collect([Uint8Array.of(1, 0x92), Uint8Array.of(2, 3)] as never), [1, [2, 3]]);
+  });
+
   test("a ChunkDecoder that was fed a string stays failed", () => {
     const chunks = new ChunkDecoder();
     assert.throws(() => chunks.feed("ab" as unknown as Uint8Array, []), TypeError);

@@ -3,8 +3,8 @@
 // (an extension's decode/encode calling decode/encode) saves and restores. A module variable
 // added without a place in the Cursor (or a reason to be outside it) fails here.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decode, Decoder, encode, Encoder, ExtData, ExtensionCodec, Float, MapPairs } from "../src/index.js";
@@ -23,6 +23,8 @@ const OUTSIDE: Record<string, Record<string, string>> = {
     busy: "whether a call is in progress: what decides to save",
     largestOutput: "the size a new buffer starts at, kept across calls on purpose",
     objectPrototypeEnumerable: "a fact about Object.prototype, the same for a nested call",
+    overflowSteps: "gathered while a stack overflow unwinds; the encode that catches it reads and clears it",
+    overflowAt: "gathered while a stack overflow unwinds; the encode that catches it reads and clears it",
   },
 };
 
@@ -49,6 +51,28 @@ describe("state described once", () => {
   test("no module exports a mutable variable (shared state is an object its module owns)", () => {
     const files = ["Decoder.ts", "Encoder.ts", "strBatch.ts", "keyCache.ts", "ValueScanner.ts", "limits.ts", "utils/utf8.ts", "utils/bytes.ts"];
     for (const file of files) assert.doesNotMatch(readFileSync(join(srcDir, file), "utf8"), /^export let /m, file);
+  });
+
+  test("no import cycle among the sources (type imports included): limits.ts imports nothing back", () => {
+    const files = readdirSync(srcDir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    const imports = new Map<string, string[]>();
+    for (const file of files) {
+      const src = readFileSync(join(srcDir, file), "utf8");
+      const targets = [...src.matchAll(/\bfrom\s+"(\.[^"]+)\.js"/g)].map((m) => relative(srcDir, join(srcDir, dirname(file), m[1]! + ".ts")));
+      imports.set(file, targets);
+    }
+    assert.ok(imports.get("Decoder.ts")!.includes("limits.ts"), "the graph is read");
+    // depth-first search for a path from a file back to itself
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      assert.notEqual(state.get(file), "open", `import cycle: ${[...path, file].join(" -> ")}`);
+      state.set(file, "open");
+      for (const next of imports.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
+    assert.deepEqual(imports.get("limits.ts"), ["ExtensionCodec.ts"]);
   });
 
   test("a nested decode with other options leaves the outer one's options and position alone", () => {

@@ -32,5 +32,6 @@ export function typeName(v: unknown): string {
   const proto = Object.getPrototypeOf(v) as { constructor?: { name?: unknown } } | null;
   const name = proto === null ? "" : typeof proto.constructor?.name === "string" ? proto.constructor.name : "";
   if (name === "" || name === "Object") return proto === null ? "an object with a null prototype" : "a plain object";
-  return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+  // "a Uint8ClampedArray", "a URL": names starting with U are said "you"
+  return `${/^[AEIO]/.test(name) ? "an" : "a"} ${name}`;
 }

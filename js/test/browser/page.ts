@@ -95,6 +95,12 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     const first = await reader.read();
     if (first.value !== 7) throw new Error(`first value ${String(first.value)}`);
     await expectReject(reader.read(), (e) => e instanceof TypeError && /not a string/.test(e.message));
+    // decodeStream of a fetch-like body (a ReadableStream) with a string chunk: the value before it, then the TypeError
+    const body = new ReadableStream({ start(c) { c.enqueue(Uint8Array.of(5)); c.enqueue("abc"); c.close(); } });
+    const got: unknown[] = [];
+    await expectReject((async () => { for await (const v of decodeStream(body as ReadableStream<Uint8Array>)) got.push(v); })(), (e) => e instanceof TypeError && /not a string/.test(e.message));
+    if (got.join() !== "5") throw new Error(`values before the string: ${got.join()}`);
+    await expectReject((async () => { for await (const _ of decodeStream(Uint8Array.of(1) as never)); })(), (e) => e instanceof TypeError && /decode bytes held in memory/.test(e.message));
   },
   "a stream error after a value in the same chunk is at its offset": async () => {
     async function* one() {
@@ -138,6 +144,13 @@ const CHECKS: Record<string, () => Promise<void> | void> = {
     for (let i = 0; i < value.length; i++) if (got[i] !== value[i]) throw new Error(`str ${i}`);
     const scratch = Uint8Array.from({ length: 300 }, (_, i) => 32 + (i % 90));
     if (asciiText(scratch, 300) !== String.fromCharCode(...scratch)) throw new Error("asciiText");
+  },
+  "host objects named by Symbol.toStringTag are refused; misspelt options are errors": () => {
+    expectThrow(() => encode({ h: new Headers() }), (e) => e instanceof EncodeError && e.path === "$.h" && e.valueType === "Headers");
+    expectThrow(() => encode([new Blob(["x"])]), (e) => e instanceof EncodeError && e.path === "$[0]" && e.valueType === "Blob");
+    expectThrow(() => encode(new Map().values()), (e) => e instanceof EncodeError && e.valueType === "Map Iterator");
+    expectThrow(() => decode(Uint8Array.of(1), { maxStrLenght: 1 } as never), (e) => e instanceof TypeError && /unknown decoder option "maxStrLenght"/.test(e.message));
+    expectThrow(() => new Encoder({ sortKeys: "yes" } as never), (e) => e instanceof TypeError && /sortKeys must be a boolean/.test(e.message));
   },
   "decoded bins are copies unless zeroCopy": () => {
     const input = Uint8Array.of(0xc4, 0x02, 7, 8);
