@@ -169,7 +169,7 @@ inline error_info writer::error() const {
 
 inline void writer::reset() noexcept {
     mpk_writer_reset(w_);
-    value_error_ = error_info{};
+    if (value_error_) value_error_ = error_info{}; // only fail() sets it (and its strings)
     unwinding_ = false;
     path_.clear();
 }
