@@ -931,3 +931,62 @@ TEST(FastPath, SizedEncodeMatchesTheGeneralPath) {
     // and they decode back
     EXPECT_EQ(mpk::unpack<std::vector<std::string>>(mpk::pack(strs)), strs);
 }
+
+// ---- write_body_streaming (codec.hpp) and stream_body_avx2 (writer.hpp) ---------------------------
+
+// Bins and strs of 1 KiB and more written 4 MiB and more into the output (where the C++ writer may
+// copy them with its own streaming stores) give the core's bytes, at every alignment of the body
+// to a 64-byte line and at the str/bin 16 -> 32 boundary; in a fixed buffer one byte short, the same
+// buffer_full; in reference chunks, the same chunks.
+TEST(FastPath, LargeBodiesFarIntoTheOutputMatchTheCore) {
+    std::string body(70000, '\0');
+    for (std::size_t i = 0; i < body.size(); i++) body[i] = static_cast<char>(i * 7 + i / 251);
+    const std::size_t lead = std::size_t{4} << 20;
+    std::string filler(lead, 'f');
+    for (std::size_t n : {std::size_t{1024}, std::size_t{1025}, std::size_t{8192}, std::size_t{65535}, std::size_t{65536},
+                          std::size_t{70000}}) {
+        for (std::size_t shift = 0; shift < 64; shift += (n == 8192 ? 1 : 13)) {
+            mpk::bytes_view bin(body.data(), n);
+            std::string_view str(body.data(), n);
+            mpk::writer w(lead + 200000);
+            mpk_writer c;
+            mpk_writer_init_growable(&c, lead + 200000);
+            mpk_write_bytes(w.c(), filler.data(), lead + shift); // unframed: only the offset matters
+            mpk_write_bytes(&c, filler.data(), lead + shift);
+            w.write(bin).write(str).write(bin);
+            mpk_write_bin(&c, bin.data(), n);
+            mpk_write_str(&c, str.data(), n);
+            mpk_write_bin(&c, bin.data(), n);
+            ASSERT_TRUE(w.finish().ok());
+            ASSERT_EQ(mpk_writer_finish(&c), MPK_OK);
+            ASSERT_EQ(w.size(), mpk_writer_size(&c)) << n << " " << shift;
+            ASSERT_EQ(0, std::memcmp(w.data(), mpk_writer_data(&c), w.size())) << n << " " << shift;
+            mpk_writer_destroy(&c);
+        }
+        // a fixed buffer one byte short of the body: buffer_full, as from the core
+        std::vector<std::byte> buf(lead + n + 5);
+        mpk::writer f = mpk::writer::fixed(buf.data(), lead + n + 2);
+        mpk_write_bytes(f.c(), filler.data(), lead);
+        f.write(mpk::bytes_view(body.data(), n));
+        auto r = f.finish();
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, mpk::errc::buffer_full);
+    }
+    // reference chunks far into the output: the body stays referenced, as the core does it
+    mpk_writer ch;
+    mpk_writer_init_chunks(&ch, 0);
+    {
+        mpk::writer w = mpk::writer::wrap(&ch);
+        mpk_write_bytes(w.c(), filler.data(), 1000); // copied (under the threshold)
+        std::string pad(lead, 'p');
+        w.write(std::string_view(pad.data(), 1000)); // a str under the threshold: copied
+        w.write(mpk::bytes_view(body.data(), 8192)); // referenced
+        ASSERT_TRUE(w.finish().ok());
+    }
+    const mpk_chunk *chunks = nullptr;
+    std::size_t count = 0;
+    ASSERT_TRUE(mpk_writer_chunks(&ch, &chunks, &count));
+    ASSERT_EQ(count, 2u);
+    EXPECT_EQ(chunks[1].data, static_cast<const void *>(body.data()));
+    mpk_writer_destroy(&ch);
+}

@@ -246,9 +246,43 @@ MPK_CPP_FAST_INLINE bool write_str_inline(mpk_writer *w, const char *s, std::siz
     return true;
 }
 
+/// A str (head16 0xda) or bin (0xc5) body of 1 KiB or more, 4 MiB or more into a growable, fixed,
+/// flush or caller-grown output, head and body, through stream_body_avx2 (writer.hpp) when the CPU
+/// has AVX2: where the core would copy it with SSE2 streaming stores (the same thresholds,
+/// c/src/writer.c STREAM_MIN_BODY and STREAM_MIN_OFFSET), with the same bytes. False, having
+/// written nothing, otherwise (reference chunks, no room, an error: the core decides).
+MPK_CPP_FAST_INLINE bool write_body_streaming(mpk_writer *w, std::uint8_t head16, const void *data, std::size_t n) noexcept {
+#ifdef MPK_CPP_STREAM_AVX2
+    constexpr std::size_t min_body = 1024, min_offset = std::size_t{4} << 20;
+    std::uint8_t *p = w->pos;
+    if (n < min_body || n > 0xffffffffu || w->ref_threshold != 0 || static_cast<std::size_t>(w->end - p) < n + 5 ||
+        static_cast<std::size_t>(p - w->buf) < min_offset || !cpu_has_avx2())
+        return false;
+    if (n <= 0xffff) {
+        p[0] = head16;
+        mpk__store16(p + 1, static_cast<std::uint16_t>(n));
+        p += 3;
+    } else {
+        p[0] = static_cast<std::uint8_t>(head16 + 1); // str 32 / bin 32 follow str 16 / bin 16
+        mpk__store32(p + 1, static_cast<std::uint32_t>(n));
+        p += 5;
+    }
+    stream_body_avx2(p, static_cast<const std::uint8_t *>(data), n);
+    w->pos = p + n;
+    return true;
+#else
+    (void)w;
+    (void)head16;
+    (void)data;
+    (void)n;
+    return false;
+#endif
+}
+
 inline void write_str(writer &w, std::string_view s) {
 #ifndef MPK_CPP_NO_FAST_PATH
     if (write_str_inline(w.c(), s.data(), s.size())) return;
+    if (write_body_streaming(w.c(), 0xda, s.data(), s.size())) return;
 #endif
     if (s.size() > 0xffffffffu) return write_len_checked(w, s.size(), "string");
     mpk_write_str(w.c(), s.data(), s.size());
@@ -262,6 +296,9 @@ inline bool read_str(decoder &d, std::string_view &s, std::string_view wanted) {
     return true;
 }
 inline void write_bin(writer &w, const void *p, std::size_t n) {
+#ifndef MPK_CPP_NO_FAST_PATH
+    if (write_body_streaming(w.c(), 0xc5, p, n)) return;
+#endif
     if (n > 0xffffffffu) return write_len_checked(w, n, "byte string");
     mpk_write_bin(w.c(), p, n);
 }
