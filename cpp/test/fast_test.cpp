@@ -942,7 +942,7 @@ TEST(FastPath, LargeBodiesFarIntoTheOutputMatchTheCore) {
     std::string body(70000, '\0');
     for (std::size_t i = 0; i < body.size(); i++) body[i] = static_cast<char>(i * 7 + i / 251);
     const std::size_t lead = std::size_t{4} << 20;
-    std::string filler(lead, 'f');
+    std::string filler(lead + 64, 'f'); // up to lead + 63 bytes are written from it
     for (std::size_t n : {std::size_t{1024}, std::size_t{1025}, std::size_t{8192}, std::size_t{65535}, std::size_t{65536},
                           std::size_t{70000}}) {
         for (std::size_t shift = 0; shift < 64; shift += (n == 8192 ? 1 : 13)) {
