@@ -574,3 +574,419 @@ TEST(FastPath, VectorEncodeMatchesTheGeneralPath) {
     check(pts);
     check(pairs[1]);
 }
+
+// ---- encode_snapshot and write_str_inline ---------------------------------------------------------
+
+namespace {
+
+// Larger than encode_snapshot copies (64 bytes): written from the caller's object.
+struct Wide {
+    std::array<double, 9> a{};
+    std::int64_t x = 0;
+    Inner in;
+    MPK_FIELDS(a, x, in)
+};
+static_assert(mpk::detail::fast_field<Wide>::enc);
+static_assert(mpk::detail::snapshot_fits_v<Scalars> && mpk::detail::snapshot_fits_v<Inner>);
+static_assert(!mpk::detail::snapshot_fits_v<Wide>);
+
+/// The core's own encoding of a str of n bytes into a fresh writer initialised by `init`.
+template <class Init>
+std::string core_str(const std::string &s, Init init, std::size_t *chunks = nullptr) {
+    mpk_writer w;
+    init(&w);
+    mpk_write_str(&w, s.data(), s.size());
+    std::string out;
+    if (mpk_writer_finish(&w) == MPK_OK) {
+        const mpk_chunk *c = nullptr;
+        std::size_t n = 0;
+        if (chunks && mpk_writer_chunks(&w, &c, &n)) {
+            *chunks = n;
+            for (std::size_t i = 0; i < n; i++) out.append(static_cast<const char *>(c[i].data), c[i].len);
+        } else {
+            out.assign(reinterpret_cast<const char *>(mpk_writer_data(&w)), mpk_writer_size(&w));
+        }
+    } else {
+        out = "<error " + std::to_string(mpk_writer_error(&w)) + ">";
+    }
+    mpk_writer_destroy(&w);
+    return out;
+}
+
+/// The same str written by mpk::writer (wrapping a writer initialised by `init`).
+template <class Init>
+std::string cpp_str(const std::string &s, Init init, std::size_t *chunks = nullptr) {
+    mpk_writer w;
+    init(&w);
+    std::string out;
+    {
+        mpk::writer cw = mpk::writer::wrap(&w);
+        cw.write(s);
+        auto r = cw.finish();
+        if (r.ok()) {
+            const mpk_chunk *c = nullptr;
+            std::size_t n = 0;
+            if (chunks && mpk_writer_chunks(&w, &c, &n)) {
+                *chunks = n;
+                for (std::size_t i = 0; i < n; i++) out.append(static_cast<const char *>(c[i].data), c[i].len);
+            } else {
+                out.assign(reinterpret_cast<const char *>(mpk_writer_data(&w)), mpk_writer_size(&w));
+            }
+        } else {
+            out = "<error " + std::to_string(static_cast<int>(r.error().kind)) + ">";
+        }
+    }
+    mpk_writer_destroy(&w);
+    return out;
+}
+
+} // namespace
+
+// encode_snapshot (fast_encode copies a small struct before writing it) and the portable path
+// (a struct over 64 bytes, written from the caller's object): the general path's bytes, for many
+// values, and buffer_full from fixed buffers one byte short.
+TEST(FastPath, SnapshotAndDirectEncodeMatchTheGeneralPath) {
+    for (std::uint64_t seed = 1; seed <= 100; seed++) {
+        Flat f = sample(seed);
+        Wide wd;
+        for (std::size_t i = 0; i < wd.a.size(); i++) wd.a[i] = f.d * static_cast<double>(i) - f.f;
+        wd.x = f.i64;
+        wd.in = f.in;
+        auto check = [&](const auto &v) {
+            using V = std::decay_t<decltype(v)>;
+            mpk::writer fast(512), general;
+            fast.write(v);
+            fast.write(v); // twice: the second one after the first moved the position
+            mpk::detail::struct_codec<V>::encode_general(general, v);
+            mpk::detail::struct_codec<V>::encode_general(general, v);
+            ASSERT_EQ(mpk_test::to_hex(fast.bytes()), mpk_test::to_hex(general.bytes())) << seed;
+            std::size_t n = general.size() / 2;
+            std::vector<std::byte> a(n);
+            auto r = mpk::try_pack_into(a.data(), n - 1, v);
+            ASSERT_FALSE(r.ok());
+            EXPECT_EQ(r.error().kind, mpk::errc::buffer_full);
+        };
+        check(scalars_of(f));
+        check(f.in);
+        check(wd);
+    }
+}
+
+// write_str_inline (codec.hpp, strs of 128..1023 bytes) against the core's mpk_write_str: the same
+// bytes at every length class around its bounds, into a growing buffer (small: the core grows it;
+// large: written inline), into fixed buffers from 4 bytes short to 1 byte over, and in reference-
+// chunk mode, where bodies at or over the threshold must stay referenced (the same chunks).
+TEST(FastPath, StrWritesMatchTheCore) {
+    for (std::size_t n : {0u, 1u, 31u, 32u, 127u, 128u, 129u, 255u, 256u, 257u, 300u, 1000u, 1023u, 1024u, 1025u, 65535u,
+                          65536u, 70000u}) {
+        std::string s(n, '\0');
+        for (std::size_t i = 0; i < n; i++) s[i] = static_cast<char>('a' + i % 26);
+        for (std::size_t cap : {std::size_t{0}, std::size_t{8192}, n + 200000}) {
+            auto grow = [cap](mpk_writer *w) { mpk_writer_init_growable(w, cap); };
+            EXPECT_EQ(mpk_test::to_hex(mpk::bytes_view(cpp_str(s, grow))), mpk_test::to_hex(mpk::bytes_view(core_str(s, grow))))
+                << n << " " << cap;
+        }
+        std::size_t head = n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5;
+        for (std::size_t cap = n + head >= 4 ? n + head - 4 : 0; cap <= n + head + 1; cap++) {
+            std::vector<char> a(cap + 1), b(cap + 1);
+            auto fa = [&](mpk_writer *w) { mpk_writer_init_buf(w, a.data(), cap); };
+            auto fb = [&](mpk_writer *w) { mpk_writer_init_buf(w, b.data(), cap); };
+            EXPECT_EQ(cpp_str(s, fa), core_str(s, fb)) << n << " in " << cap;
+        }
+        for (std::size_t threshold : {std::size_t{128}, std::size_t{200}, std::size_t{0}}) {
+            std::size_t ca = 0, cb = 0;
+            auto ch = [threshold](mpk_writer *w) { mpk_writer_init_chunks(w, threshold); };
+            EXPECT_EQ(cpp_str(s, ch, &ca), core_str(s, ch, &cb)) << n << " threshold " << threshold;
+            EXPECT_EQ(ca, cb) << n << " threshold " << threshold;
+        }
+    }
+    // Inside a vector (the codecs' path to it), beside the core writing the same strs.
+    std::vector<std::string> strs;
+    for (std::size_t n = 100; n < 1100; n += 37) strs.push_back(std::string(n, 'q'));
+    mpk::writer fast(65536);
+    fast.write(strs);
+    mpk_writer core;
+    mpk_writer_init_growable(&core, 0);
+    mpk_write_array(&core, static_cast<std::uint32_t>(strs.size()));
+    for (auto &x : strs) mpk_write_str(&core, x.data(), x.size());
+    EXPECT_EQ(mpk_test::to_hex(fast.bytes()), mpk_test::to_hex(mpk::bytes_view(mpk_writer_data(&core), mpk_writer_size(&core))));
+    mpk_writer_destroy(&core);
+    EXPECT_EQ(mpk::unpack<std::vector<std::string>>(fast.bytes()), strs);
+}
+
+// ---- map-form structs: keys in the declared order first (decode_in_order) --------------------------
+
+namespace {
+
+struct MapRec {
+    std::int64_t id = 0;
+    std::string name;
+    std::uint16_t port = 0;
+    Inner in;
+    std::vector<std::string> tags;
+    MPK_FIELDS_MAP(id, name, port, in, tags)
+};
+
+bool same_bits(const MapRec &a, const MapRec &b) {
+    return a.id == b.id && a.name == b.name && a.port == b.port && same_bits(a.in, b.in) && a.tags == b.tags;
+}
+
+/// A map of the given pairs, each key written as a fixstr (or as a str 8 when `long_key` names it).
+template <class... Pairs>
+std::vector<std::byte> map_of(std::string_view long_key, const Pairs &...pairs) {
+    mpk::writer w;
+    w.map(static_cast<std::uint32_t>(sizeof...(Pairs)));
+    auto one = [&](const auto &p) {
+        std::string_view k = p.first;
+        if (k == long_key) {
+            const std::uint8_t h[2] = {0xd9, static_cast<std::uint8_t>(k.size())};
+            mpk_write_bytes(w.c(), h, 2);
+            mpk_write_bytes(w.c(), k.data(), k.size());
+        } else {
+            w.write(k);
+        }
+        w.write(p.second);
+    };
+    (one(pairs), ...);
+    return w.to_vector();
+}
+
+} // namespace
+
+// The same fields, or the same error (kind, offset, path, detail), as the general loop (which finds
+// every key by name), for maps in the declared order, in other orders, with unknown, repeated,
+// missing and non-fixstr keys; each truncated at every length and with every byte replaced by heads
+// of every family, under every option set (strict UTF-8 and a str limit under the key lengths
+// included, where the in-order match must step aside).
+TEST(FastPath, MapKeysInOrderMatchTheGeneralLoop) {
+    MapRec rec;
+    rec.id = -70000;
+    rec.name = "alpha";
+    rec.port = 8080;
+    rec.in = {-5, 300};
+    rec.tags = {"x", "yy"};
+    using P = std::pair<std::string_view, std::int64_t>;
+    std::vector<std::vector<std::byte>> inputs = {
+        mpk::pack(rec),
+        map_of("", std::pair{"tags", rec.tags}, std::pair{"in", rec.in}, std::pair{"port", rec.port}, std::pair{"name", rec.name},
+               P{"id", rec.id}),
+        map_of("", P{"id", 1}, std::pair{"name", rec.name}, P{"zzz", 7}, std::pair{"port", rec.port}, std::pair{"in", rec.in}),
+        map_of("", P{"id", 1}, std::pair{"name", rec.name}, P{"id", 2}, std::pair{"port", rec.port}),
+        map_of("port", P{"id", 1}, std::pair{"name", rec.name}, std::pair{"port", rec.port}, std::pair{"in", rec.in},
+               std::pair{"tags", rec.tags}),
+        map_of("", P{"id", 1}, std::pair{"port", rec.port}),
+        map_of("", P{"idx", 1}, std::pair{"name", rec.name}),
+    };
+    int decoded = 0;
+    for (const auto &in : inputs)
+        for (const auto &opts : option_sets()) decoded += mutate_and_compare<MapRec>(in, opts);
+    EXPECT_GT(decoded, 100);
+    // and what they decode to
+    MapRec back = mpk::unpack<MapRec>(inputs[0]);
+    EXPECT_TRUE(same_bits(back, rec));
+    back = mpk::unpack<MapRec>(inputs[1]);
+    EXPECT_TRUE(same_bits(back, rec));
+    back = mpk::unpack<MapRec>(inputs[3]);
+    EXPECT_EQ(back.id, 2);
+    EXPECT_EQ(back.port, 8080);
+    back = mpk::unpack<MapRec>(inputs[4]);
+    EXPECT_TRUE(same_bits(back, MapRec{1, rec.name, rec.port, rec.in, rec.tags}));
+    mpk::options req;
+    req.require_fields = true;
+    auto r = mpk::try_unpack<MapRec>(inputs[5], req);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().path, "MapRec.name");
+}
+
+// ---- sized encode: strs, bins, vectors and map-form structs ---------------------------------------
+
+namespace {
+
+struct Named {
+    std::string s;
+    std::int32_t n = 0;
+    bool b = false;
+    MPK_FIELDS(s, n, b)
+};
+
+struct Keyed {
+    std::int64_t id = 0;
+    std::string name;
+    mpk::bytes_view data;
+    std::vector<std::string> tags;
+    Inner in;
+    std::string_view note;
+    MPK_FIELDS_MAP(id, name, data, tags, in, note)
+};
+
+struct KeyedScalars {
+    std::int32_t x = 0;
+    double y = 0;
+    Inner in;
+    MPK_FIELDS_MAP(x, y, in)
+};
+
+static_assert(mpk::detail::fast_field<Named>::venc && !mpk::detail::fast_field<Named>::enc);
+static_assert(mpk::detail::fast_field<Keyed>::venc && !mpk::detail::fast_field<Keyed>::dec);
+static_assert(mpk::detail::fast_field<KeyedScalars>::enc && !mpk::detail::fast_field<KeyedScalars>::dec);
+static_assert(mpk::detail::fast_field<Flat>::venc && !mpk::detail::fast_field<Flat>::enc);
+
+/// The output of `write` into a writer: growing, or wrapping a reference-chunk writer (threshold
+/// 128; the chunks concatenated, their count after a '#').
+template <class Write>
+std::string output_of(Write write, bool chunks) {
+    mpk_writer cw;
+    if (chunks) mpk_writer_init_chunks(&cw, 128);
+    else mpk_writer_init_growable(&cw, 0);
+    std::string out;
+    {
+        mpk::writer w = mpk::writer::wrap(&cw);
+        write(w);
+        if (!w.finish().ok()) out = "<error>";
+    }
+    const mpk_chunk *c = nullptr;
+    std::size_t n = 0;
+    if (out.empty() && chunks && mpk_writer_chunks(&cw, &c, &n)) {
+        for (std::size_t i = 0; i < n; i++) out.append(static_cast<const char *>(c[i].data), c[i].len);
+        out += "#" + std::to_string(n);
+    } else if (out.empty()) {
+        out.assign(reinterpret_cast<const char *>(mpk_writer_data(&cw)), mpk_writer_size(&cw));
+    }
+    mpk_writer_destroy(&cw);
+    return out;
+}
+
+/// v through the fast path (mpk::writer::write) and through `general`: the same bytes growing, the
+/// same chunks, and the same bytes or buffer_full in fixed buffers from 40 bytes short to 1 over.
+template <class T, class General>
+void expect_same_encode(const T &v, General general, const std::string &what) {
+    auto fast = [&](mpk::writer &w) { w.write(v); };
+    std::string a = output_of(fast, false), b = output_of(general, false);
+    ASSERT_EQ(mpk_test::to_hex(mpk::bytes_view(a)), mpk_test::to_hex(mpk::bytes_view(b))) << what;
+    EXPECT_EQ(output_of(fast, true), output_of(general, true)) << what;
+    std::size_t n = b.size();
+    for (std::size_t cap = n > 40 ? n - 40 : 0; cap <= n + 1; cap++) {
+        std::vector<char> x(cap + 1), y(cap + 1);
+        auto rx = mpk::try_pack_into(x.data(), cap, v);
+        mpk::writer wy = mpk::writer::fixed(y.data(), cap);
+        general(wy);
+        auto ry = wy.finish();
+        ASSERT_EQ(rx.ok(), ry.ok()) << what << " in " << cap;
+        if (rx.ok()) {
+            EXPECT_EQ(*rx, n);
+            EXPECT_EQ(0, std::memcmp(x.data(), y.data(), n)) << what << " in " << cap;
+        } else {
+            EXPECT_EQ(rx.error().kind, mpk::errc::buffer_full) << what;
+            EXPECT_EQ(ry.error().kind, mpk::errc::buffer_full) << what;
+        }
+    }
+}
+
+} // namespace
+
+TEST(FastPath, SizedEncodeMatchesTheGeneralPath) {
+    const std::size_t lengths[] = {0, 5, 31, 32, 127, 128, 200, 255, 256, 1000, 1023, 1024, 3000};
+    std::string text(3000, '\0');
+    for (std::size_t i = 0; i < text.size(); i++) text[i] = static_cast<char>('A' + i % 50);
+    int k = 0;
+    for (std::size_t len : lengths) {
+        k++;
+        std::string s = text.substr(0, len);
+        Named nm{s, -k * 1000, k % 2 == 0};
+        expect_same_encode(nm, [&](mpk::writer &w) { mpk::detail::struct_codec<Named>::encode_general(w, nm); },
+                           "Named " + std::to_string(len));
+        Keyed kd;
+        kd.id = -static_cast<std::int64_t>(len) * 99999;
+        kd.name = s;
+        kd.data = mpk::bytes_view(text.data(), len);
+        kd.tags = {"a", s, std::string(len % 40, 'z')};
+        kd.in = {k, static_cast<std::uint16_t>(len)};
+        kd.note = std::string_view(text).substr(len % 7, 33);
+        expect_same_encode(kd, [&](mpk::writer &w) { mpk::detail::struct_codec<Keyed>::encode_general(w, kd); },
+                           "Keyed " + std::to_string(len));
+        Flat f = sample(static_cast<std::uint64_t>(len) + 1);
+        f.bin = mpk::bytes_view(text.data(), len);
+        expect_same_encode(f, [&](mpk::writer &w) { mpk::detail::struct_codec<Flat>::encode_general(w, f); },
+                           "Flat " + std::to_string(len));
+        KeyedScalars ks{k * -77777, static_cast<double>(len) / 3, {k, 7}};
+        expect_same_encode(ks, [&](mpk::writer &w) { mpk::detail::struct_codec<KeyedScalars>::encode_general(w, ks); },
+                           "KeyedScalars " + std::to_string(len));
+    }
+    // Vectors of them and of strs (runs of the sized encode), against every element written by its
+    // general path; the long ones (over 1023 bytes) in the middle go to the core.
+    std::vector<Named> rows;
+    std::vector<std::string> strs;
+    for (std::size_t len : lengths) {
+        rows.push_back(Named{text.substr(0, len), static_cast<std::int32_t>(len), len % 2 == 1});
+        strs.push_back(text.substr(0, len));
+    }
+    expect_same_encode(rows, [&](mpk::writer &w) {
+        w.array(static_cast<std::uint32_t>(rows.size()));
+        for (auto &r : rows) mpk::detail::struct_codec<Named>::encode_general(w, r);
+    }, "rows");
+    expect_same_encode(strs, [&](mpk::writer &w) {
+        w.array(static_cast<std::uint32_t>(strs.size()));
+        for (auto &x : strs) mpk_write_str(w.c(), x.data(), x.size());
+    }, "strs");
+    // and they decode back
+    EXPECT_EQ(mpk::unpack<std::vector<std::string>>(mpk::pack(strs)), strs);
+}
+
+// ---- write_body_streaming (codec.hpp) and stream_body_avx2 (writer.hpp) ---------------------------
+
+// Bins and strs of 1 KiB and more written 4 MiB and more into the output (where the C++ writer may
+// copy them with its own streaming stores) give the core's bytes, at every alignment of the body
+// to a 64-byte line and at the str/bin 16 -> 32 boundary; in a fixed buffer one byte short, the same
+// buffer_full; in reference chunks, the same chunks.
+TEST(FastPath, LargeBodiesFarIntoTheOutputMatchTheCore) {
+    std::string body(70000, '\0');
+    for (std::size_t i = 0; i < body.size(); i++) body[i] = static_cast<char>(i * 7 + i / 251);
+    const std::size_t lead = std::size_t{4} << 20;
+    std::string filler(lead + 64, 'f'); // up to lead + 63 bytes are written from it
+    for (std::size_t n : {std::size_t{1024}, std::size_t{1025}, std::size_t{8192}, std::size_t{65535}, std::size_t{65536},
+                          std::size_t{70000}}) {
+        for (std::size_t shift = 0; shift < 64; shift += (n == 8192 ? 1 : 13)) {
+            mpk::bytes_view bin(body.data(), n);
+            std::string_view str(body.data(), n);
+            mpk::writer w(lead + 200000);
+            mpk_writer c;
+            mpk_writer_init_growable(&c, lead + 200000);
+            mpk_write_bytes(w.c(), filler.data(), lead + shift); // unframed: only the offset matters
+            mpk_write_bytes(&c, filler.data(), lead + shift);
+            w.write(bin).write(str).write(bin);
+            mpk_write_bin(&c, bin.data(), n);
+            mpk_write_str(&c, str.data(), n);
+            mpk_write_bin(&c, bin.data(), n);
+            ASSERT_TRUE(w.finish().ok());
+            ASSERT_EQ(mpk_writer_finish(&c), MPK_OK);
+            ASSERT_EQ(w.size(), mpk_writer_size(&c)) << n << " " << shift;
+            ASSERT_EQ(0, std::memcmp(w.data(), mpk_writer_data(&c), w.size())) << n << " " << shift;
+            mpk_writer_destroy(&c);
+        }
+        // a fixed buffer one byte short of the body: buffer_full, as from the core
+        std::vector<std::byte> buf(lead + n + 5);
+        mpk::writer f = mpk::writer::fixed(buf.data(), lead + n + 2);
+        mpk_write_bytes(f.c(), filler.data(), lead);
+        f.write(mpk::bytes_view(body.data(), n));
+        auto r = f.finish();
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, mpk::errc::buffer_full);
+    }
+    // reference chunks far into the output: the body stays referenced, as the core does it
+    mpk_writer ch;
+    mpk_writer_init_chunks(&ch, 0);
+    {
+        mpk::writer w = mpk::writer::wrap(&ch);
+        mpk_write_bytes(w.c(), filler.data(), 1000); // copied (under the threshold)
+        std::string pad(lead, 'p');
+        w.write(std::string_view(pad.data(), 1000)); // a str under the threshold: copied
+        w.write(mpk::bytes_view(body.data(), 8192)); // referenced
+        ASSERT_TRUE(w.finish().ok());
+    }
+    const mpk_chunk *chunks = nullptr;
+    std::size_t count = 0;
+    ASSERT_TRUE(mpk_writer_chunks(&ch, &chunks, &count));
+    ASSERT_EQ(count, 2u);
+    EXPECT_EQ(chunks[1].data, static_cast<const void *>(body.data()));
+    mpk_writer_destroy(&ch);
+}

@@ -190,6 +190,7 @@ result<std::vector<std::byte>> try_pack(const T &v) {
     {
         writer w = writer::wrap(&c);
         w.write(v);
+        detail::order_streaming_stores();
         mpk_writer_finish(&c);
         if (!w.ok()) {
             error_info e = w.error();

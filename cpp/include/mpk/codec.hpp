@@ -217,7 +217,73 @@ struct codec<double> {
 
 // ---- strings ------------------------------------------------------------------------------------
 namespace detail {
+/// write_str_inline: a str of 128 to 1023 bytes (str 8, str 16) written here, head and body, when
+/// the buffer has room for both and the writer copies bodies (every output but reference chunks,
+/// the only one that sets ref_threshold). Returns false, having written nothing, otherwise.
+/// Why: the core's inline mpk_write_str (shorter strs) stops at 127 bytes and calls out of line for
+/// longer ones, where a call, a mode check and a length-class switch come before the same memcpy;
+/// msgpack-cxx appends the same bytes to its sbuffer inline. Measured (callgrind,
+/// cpp/bench/callgrind.py, instructions per message, with the sized encode of fast.hpp, which
+/// writes the strs of vectors and structs itself): c_strings (strs of 0..1023 bytes) encode
+/// 153,317 -> 111,866, msgpack-cxx's 121,198. Bodies of
+/// 1 KiB and more stay with the core, which copies them with streaming stores far into a large
+/// output. The portable path is the core's mpk_write_str (MPK_CPP_NO_FAST_PATH builds use it
+/// alone; the tests compare both outputs byte for byte at every length class and in every mode).
+MPK_CPP_FAST_INLINE bool write_str_inline(mpk_writer *w, const char *s, std::size_t n) noexcept {
+    std::uint8_t *p = w->pos;
+    if (n < 128 || n > 1023 || w->ref_threshold != 0 || static_cast<std::size_t>(w->end - p) < n + 3) return false;
+    if (n <= 0xff) {
+        p[0] = 0xd9;
+        p[1] = static_cast<std::uint8_t>(n);
+        p += 2;
+    } else {
+        p[0] = 0xda;
+        mpk__store16(p + 1, static_cast<std::uint16_t>(n));
+        p += 3;
+    }
+    std::memcpy(p, s, n);
+    w->pos = p + n;
+    return true;
+}
+
+/// A str (head16 0xda) or bin (0xc5) body of 1 KiB or more, 4 MiB or more into a growable, fixed,
+/// flush or caller-grown output, head and body, through stream_body_avx2 (writer.hpp) when the CPU
+/// has AVX2: where the core would copy it with SSE2 streaming stores (the same thresholds,
+/// c/src/writer.c STREAM_MIN_BODY and STREAM_MIN_OFFSET), with the same bytes. False, having
+/// written nothing, otherwise (reference chunks, no room, an error: the core decides).
+MPK_CPP_FAST_INLINE bool write_body_streaming(mpk_writer *w, std::uint8_t head16, const void *data, std::size_t n) noexcept {
+#ifdef MPK_CPP_STREAM_AVX2
+    constexpr std::size_t min_body = 1024, min_offset = std::size_t{4} << 20;
+    std::uint8_t *p = w->pos;
+    if (n < min_body || n > 0xffffffffu || w->ref_threshold != 0 || static_cast<std::size_t>(w->end - p) < n + 5 ||
+        static_cast<std::size_t>(p - w->buf) < min_offset || !cpu_has_avx2())
+        return false;
+    if (n <= 0xffff) {
+        p[0] = head16;
+        mpk__store16(p + 1, static_cast<std::uint16_t>(n));
+        p += 3;
+    } else {
+        p[0] = static_cast<std::uint8_t>(head16 + 1); // str 32 / bin 32 follow str 16 / bin 16
+        mpk__store32(p + 1, static_cast<std::uint32_t>(n));
+        p += 5;
+    }
+    stream_body_avx2(p, static_cast<const std::uint8_t *>(data), n);
+    w->pos = p + n;
+    return true;
+#else
+    (void)w;
+    (void)head16;
+    (void)data;
+    (void)n;
+    return false;
+#endif
+}
+
 inline void write_str(writer &w, std::string_view s) {
+#ifndef MPK_CPP_NO_FAST_PATH
+    if (write_str_inline(w.c(), s.data(), s.size())) return;
+    if (write_body_streaming(w.c(), 0xda, s.data(), s.size())) return;
+#endif
     if (s.size() > 0xffffffffu) return write_len_checked(w, s.size(), "string");
     mpk_write_str(w.c(), s.data(), s.size());
 }
@@ -230,6 +296,9 @@ inline bool read_str(decoder &d, std::string_view &s, std::string_view wanted) {
     return true;
 }
 inline void write_bin(writer &w, const void *p, std::size_t n) {
+#ifndef MPK_CPP_NO_FAST_PATH
+    if (write_body_streaming(w.c(), 0xc5, p, n)) return;
+#endif
     if (n > 0xffffffffu) return write_len_checked(w, n, "byte string");
     mpk_write_bin(w.c(), p, n);
 }
@@ -340,12 +409,14 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
 #ifndef MPK_CPP_NO_FAST_PATH
     static constexpr bool fast_dec = detail::fast_field<T>::dec && !std::is_same_v<T, bool>;
     static constexpr bool fast_enc = detail::fast_field<T>::enc && !std::is_same_v<T, bool>;
+    /// Elements of an unbounded encoding (strs, structs holding strs) by the sized encode.
+    static constexpr bool fast_venc = !fast_enc && detail::fast_field<T>::venc && !std::is_same_v<T, bool>;
 #else
-    static constexpr bool fast_dec = false, fast_enc = false;
+    static constexpr bool fast_dec = false, fast_enc = false, fast_venc = false;
 #endif
     static constexpr bool run_dec = fast_dec && std::is_trivially_copyable_v<T>;
 
-    static void encode(writer &w, const std::vector<T, A> &v) { encode_impl<fast_enc>(w, v); }
+    static void encode(writer &w, const std::vector<T, A> &v) { encode_impl<fast_enc || fast_venc>(w, v); }
     /// The general path alone: every element through its codec (the tests compare both).
     static void encode_general(writer &w, const std::vector<T, A> &v) { encode_impl<false>(w, v); }
 
@@ -365,8 +436,11 @@ private:
         if (v.size() > 0xffffffffu) return detail::write_len_checked(w, v.size(), "vector");
         mpk_write_array(w.c(), static_cast<std::uint32_t>(v.size()));
         for (std::size_t i = 0; i < v.size(); i++) {
-            if constexpr (Fast) {
+            if constexpr (Fast && fast_enc) {
                 i += detail::fast_encode_run(w.c(), v.data() + i, v.size() - i);
+                if (i == v.size()) break;
+            } else if constexpr (Fast && fast_venc) {
+                i += detail::fast_encode_run_sized(w.c(), v.data() + i, v.size() - i);
                 if (i == v.size()) break;
             }
             codec<T>::encode(w, v[i]);

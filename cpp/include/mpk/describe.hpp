@@ -133,8 +133,11 @@ struct struct_codec {
 
     static void encode(writer &w, const T &v) {
 #ifndef MPK_CPP_NO_FAST_PATH
-        if constexpr (fast_field<T>::enc)
+        if constexpr (fast_field<T>::enc) {
             if (fast_encode<fast_field<T>>(w.c(), v)) return;
+        } else if constexpr (fast_field<T>::venc) {
+            if (fast_encode_sized<fast_field<T>>(w.c(), v)) return;
+        }
 #endif
         encode_general(w, v);
     }
@@ -143,8 +146,10 @@ struct struct_codec {
 #ifndef MPK_CPP_NO_FAST_PATH
         if constexpr (fast_field<T>::dec)
             if (fast_decode<fast_field<T>>(d.c(), v)) return true;
-#endif
+        return decode_as<true>(d, v);
+#else
         return decode_general(d, v);
+#endif
     }
 
     /// The general path: every field through its codec, with errors' paths.
@@ -159,7 +164,12 @@ struct struct_codec {
         }
     }
 
-    static bool decode_general(decoder &d, T &v) {
+    static bool decode_general(decoder &d, T &v) { return decode_as<false>(d, v); }
+
+private:
+    /// InOrder: maps first try their keys in the declared order (decode_in_order).
+    template <bool InOrder>
+    static bool decode_as(decoder &d, T &v) {
         std::size_t at = 0;
         mpk_tag tag;
         if (!tag_header(d, tag, at)) return false;
@@ -177,11 +187,10 @@ struct struct_codec {
             return true;
         } else {
             if (tag.type != MPK_MAP) return d.type_error(at, describe_tag(tag), type_name<T>());
-            return decode_map(d, t, tag.len, at);
+            return decode_map<InOrder>(d, t, tag.len, at);
         }
     }
 
-private:
     template <std::size_t... I>
     static void encode_fields(writer &w, const decltype(F::tie(std::declval<const T &>())) &t,
                               std::index_sequence<I...>) {
@@ -224,10 +233,65 @@ private:
         return N;
     }
 
+    /// map_keys_in_order: the key at the reader's position, read and passed over when it is the
+    /// fixstr `name` (compared as bytes); otherwise nothing changes and false. Under strict UTF-8,
+    /// a limit on strs below the name's length, too few bytes or an earlier error (the core pulls
+    /// the end to the position), it always steps aside and the general loop below reads the key.
+    template <std::size_t I>
+    MPK_CPP_FAST_INLINE static bool key_is(mpk_reader *r) noexcept {
+        constexpr std::string_view name = F::names()[I]; // a constant: memcmp becomes integer compares
+        const std::uint8_t *p = r->pos;
+        constexpr std::size_t n = name.size();
+        if (n > 31 || static_cast<std::size_t>(r->end - p) <= n || *p != static_cast<std::uint8_t>(0xa0 | n) || n > r->limits.str ||
+            (r->flags & MPK_FLAG_STRICT_UTF8) || std::memcmp(p + 1, name.data(), n) != 0)
+            return false;
+        r->pos = p + 1 + n;
+        mpk__reader_value_done(r); // the key is one value of the map, whose pair's value is still owed
+        return true;
+    }
+
+    /// map_keys_in_order: a speed trick. Writers (mpk's own included) put a struct's keys in its
+    /// declared order, so the pairs are first matched against the fields in that order, each key
+    /// compared with a name known at compile time (an integer compare, no call) and the value
+    /// decoded straight into its field; the first pair that is not the next field (another order, an
+    /// unknown or repeated key, a key that is not a fixstr) leaves the rest to the general loop,
+    /// which finds keys by name. Why: the general loop reads every key as a tag, searches the names
+    /// and dispatches on the index it found. Measured (callgrind, cpp/bench/callgrind.py,
+    /// instructions per message): the Go seed's Product decode 1,953 -> 1,690 (protobuf 2,257),
+    /// 100 Products 209,986 -> 182,226 (protobuf 169,121); with each key compared as a constant
+    /// and each value read by the fast path's reader first (decode_value), 1,299 and 143,058.
+    /// Returns false on a decode error;
+    /// `done` counts the pairs it decoded.
+    template <std::size_t... I>
+    static bool decode_in_order(decoder &d, Tie &t, std::uint32_t pairs, std::uint32_t &done, std::index_sequence<I...>) {
+        bool ok = true;
+        (void)((I < pairs && key_is<I>(d.c()) && (ok = decode_value<I>(d, std::get<I>(t))) && (++done, true)) && ...);
+        return ok;
+    }
+
+    /// Field I's value, through the fast path's reader first when its type has one (a number, a
+    /// string, a view, an array-form struct: as in a vector, decode_in_order's reads are not
+    /// from DOM nodes), else through its codec; false, with its path segment, on error.
+    template <std::size_t I>
+    MPK_CPP_FAST_INLINE static bool decode_value(decoder &d, field_t<Tie, I> &v) {
+        if constexpr (fast_field<field_t<Tie, I>>::dec)
+            if (fast_decode_value(d.c(), v)) return true;
+        return codec<field_t<Tie, I>>::decode(d, v) || d.in_field(F::names()[I]);
+    }
+
+    template <bool InOrder>
     static bool decode_map(decoder &d, Tie &t, std::uint32_t pairs, std::size_t at) {
         std::bitset<N> seen;
         std::size_t hint = 0;
-        for (std::uint32_t p = 0; p < pairs; p++) {
+        std::uint32_t first = 0;
+#ifndef MPK_CPP_NO_FAST_PATH
+        if constexpr (InOrder && N > 0) {
+            if (!decode_in_order(d, t, pairs, first, std::make_index_sequence<N>{})) return false;
+            for (std::uint32_t k = 0; k < first; k++) seen.set(k);
+            hint = first < N ? first : 0;
+        }
+#endif
+        for (std::uint32_t p = first; p < pairs; p++) {
             int head = d.peek();
             bool is_str = (head >= 0xa0 && head <= 0xbf) || (head >= 0xd9 && head <= 0xdb);
             if (!is_str) { // a key that is not a str names no field: skip it and its value
