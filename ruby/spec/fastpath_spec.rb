@@ -461,14 +461,15 @@ RSpec.describe "MPK.pack's referenced bodies" do
 
   # every combination of the three large-output tricks (each false is that trick's fallback)
   def each_setting
-    [true, false].product([true, false], [true, false]).each do |refs, spill, prefault|
+    [true, false].product([true, false], [true, false], [true, false]).each do |refs, spill, prefault, reuse|
       MPK._body_refs = refs
       MPK._warm_spill = spill
       MPK._prefault = prefault
+      MPK._reuse_packer = reuse
       yield
     end
   ensure
-    MPK._body_refs = MPK._warm_spill = MPK._prefault = true
+    MPK._body_refs = MPK._warm_spill = MPK._prefault = MPK._reuse_packer = true
   end
 
   class GrowsString
@@ -492,8 +493,24 @@ RSpec.describe "MPK.pack's referenced bodies" do
      ["x" * 3000, s, "y".b * 5000, b], [s.to_sym, 1.5, 2**63, -2**63]]
   end
 
-  it "is on by default, with warm_spill and prefault_result" do
-    expect([MPK._body_refs?, MPK._warm_spill?, MPK._prefault?]).to eq([true, true, true])
+  it "is on by default, with warm_spill, prefault_result and reuse_packer" do
+    expect([MPK._body_refs?, MPK._warm_spill?, MPK._prefault?, MPK._reuse_packer?]).to eq([true, true, true, true])
+  end
+
+  it "never reuses a packer a callback was handed, nor one whose pack raised" do
+    each_setting do
+      KeepsPacker.kept = nil
+      expect(MPK.pack([1, KeepsPacker.new("in"), "x" * 300])).to eq(MessagePack.pack([1, "in", "x" * 300]))
+      kept = KeepsPacker.kept
+      20.times { |i| expect(MPK.pack(["y" * (i * 500), { "k" => i }])).to eq(MessagePack.pack(["y" * (i * 500), { "k" => i }])) }
+      expect(kept.to_s).to eq("")
+      kept.write(5)
+      expect(MPK.pack([6])).to eq("\x91\x06".b)
+      expect(kept.to_s).to eq("\x05".b)
+      expect { MPK.pack(["z" * 5000, Object.new]) }.to raise_error(MPK::UnsupportedTypeError)
+      expect(MPK.pack({ "a" => 1 })).to eq(MessagePack.pack({ "a" => 1 }))
+      expect(ObjectSpace.each_object(MPK::Packer).count { |pk| pk.equal?(kept) }).to eq(1)
+    end
   end
 
   it "gives every large output its exact bytes with each trick on and off" do
