@@ -47,7 +47,7 @@ def bench_workloads(only: nil, ids: nil)
   end
 end
 
-# [[label, value]] for icount.rb: the MessagePack values of ICOUNT_WORKLOAD_IDS.
-def datasets
-  bench_workloads(ids: ICOUNT_WORKLOAD_IDS).map { |w| ["#{w.id}: #{w.title}", w.value, w.seed] }
+# [[label, value]] for icount.rb: the MessagePack values of `ids` (ICOUNT_WORKLOAD_IDS by default).
+def datasets(ids = ICOUNT_WORKLOAD_IDS)
+  bench_workloads(ids: ids).map { |w| ["#{w.id}: #{w.title}", w.value, w.seed] }
 end

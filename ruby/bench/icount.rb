@@ -1,6 +1,8 @@
 # Instructions per call (valgrind's callgrind), mpk vs msgpack-ruby, on bench.rb's datasets.
 #
-#   ruby -I lib -I build/lib bench/icount.rb [--only NAME] [--libs mpk,msgpack] [--dirs pack,unpack]
+#   ruby -I lib -I build/lib bench/icount.rb [--only NAME] [--ids ID,ID] [--libs mpk,msgpack] [--dirs pack,unpack]
+#
+# --ids takes any workloads of the manifest (default: datasets.rb's ICOUNT_WORKLOAD_IDS).
 #
 # Wall-clock times on a loaded, shared machine vary by tens of percent between runs; instruction
 # counts do not (repeat runs agree within about 1 %), so this is the guide for work on the extension.
@@ -12,9 +14,10 @@
 require "optparse"
 require "tmpdir"
 
-opts = { only: nil, libs: %w[mpk msgpack], dirs: %w[pack unpack], child: nil }
+opts = { only: nil, ids: nil, libs: %w[mpk msgpack], dirs: %w[pack unpack], child: nil }
 OptionParser.new do |o|
   o.on("--only NAME") { |v| opts[:only] = v }
+  o.on("--ids LIST") { |v| opts[:ids] = v.split(",") }
   o.on("--libs LIST") { |v| opts[:libs] = v.split(",") }
   o.on("--dirs LIST") { |v| opts[:dirs] = v.split(",") }
   o.on("--child FILE,LIB,JOBS") { |v| opts[:child] = v.split(",") }
@@ -50,7 +53,7 @@ end
 
 require_relative "datasets"
 require "json"
-sets = datasets.map { |name, value, _src| [name, value] }
+sets = (opts[:ids] ? datasets(opts[:ids]) : datasets).map { |name, value, _src| [name, value] }
 here = File.expand_path("..", __dir__)
 incs = $LOAD_PATH.grep(%r{/(lib|build/lib)\z}).flat_map { |p| ["-I", p] }
 Dir.mktmpdir("mpk-icount") do |tmp|

@@ -153,6 +153,72 @@ RSpec.describe "map keys" do
     sym = MPK.unpack(MPK.pack(records), symbolize_keys: true)
     expect(sym[4].keys).to eq(keys.map(&:to_sym))
   end
+
+  # key_cache (ext/mpk/rb_mpk.c): the cache lasts from one decode to the next (one per Ractor);
+  # MPK._key_cache = false gives every decode a fresh one (the fallback)
+  [true, false].each do |lasting|
+    context(lasting ? "with the lasting key cache" : "with a fresh key cache per decode") do
+      around do |ex|
+        MPK._key_cache = lasting
+        ex.run
+      ensure
+        MPK._key_cache = true
+      end
+
+      it "gives each decode the key form its options ask for, whatever the one before asked" do
+        bytes = MPK.pack({ "id" => 1, "name" => "x", "é" => 2 })
+        [false, true, true, false, true, false].each do |sym|
+          h = MPK.unpack(bytes, symbolize_keys: sym)
+          expect(h.keys).to eq(sym ? %i[id name é] : %w[id name é])
+          expect(h.keys.map(&:frozen?)).to all(be(true))
+          expect(h.keys.map(&:encoding)).to all(eq(Encoding::UTF_8)) unless sym
+        end
+      end
+
+      it "keeps str and bin keys of the same bytes apart across decodes" do
+        str_keyed = MPK.pack({ "key" => 1 })
+        bin_keyed = MPK.pack({ "key".b => 1 })
+        3.times do
+          expect(MPK.unpack(bin_keyed).keys.first.encoding).to eq(Encoding::BINARY)
+          expect(MPK.unpack(str_keyed).keys.first.encoding).to eq(Encoding::UTF_8)
+        end
+      end
+
+      it "hands out the interned key itself, valid after GC.compact and under GC.stress" do
+        bytes = MPK.pack([{ "alpha" => 1, "beta" => [{ "alpha" => 2 }] }] * 3)
+        first = MPK.unpack(bytes)
+        expect(first[0].keys.first).to equal(-"alpha")
+        GC.compact if GC.respond_to?(:compact)
+        GC.stress = true
+        begin
+          again = MPK.unpack(bytes)
+        ensure
+          GC.stress = false
+        end
+        expect(again).to eq(first)
+        expect(again[2]["beta"][0].keys.first).to equal(-"alpha")
+        # many more keys than slots, from one decode to the next
+        big = Array.new(3) { |j| (1..700).to_h { |i| ["key#{(i * 7 + j) % 900}", i] } }
+        big.each { |h| expect(MPK.unpack(MPK.pack(h))).to eq(h) }
+      end
+    end
+  end
+
+  it "is lasting by default, and a Ractor has its own", :subprocess do
+    expect(MPK._key_cache?).to be(true)
+    out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
+      require "mpk"
+      bytes = MPK.pack((1..300).to_h { |i| ["k\#{i}", i] })
+      rs = 2.times.map do |i|
+        Ractor.new(bytes, i) do |b, k|
+          200.times.map { |j| MPK.unpack(b, symbolize_keys: (j + k).odd?) }.map { |h| [h.size, h.keys[7], h[h.keys[299]]] }.uniq
+        end
+      end
+      main = 200.times.map { MPK.unpack(bytes) }.map { |h| [h.size, h.keys[7]] }.uniq
+      p [main, *rs.map(&:take)]
+    RUBY
+    expect(out).to eq(%([[[300, "k8"]], [[300, "k8", 300], [300, :k8, 300]], [[300, :k8, 300], [300, "k8", 300]]]\n))
+  end
 end
 
 RSpec.describe "packing errors" do

@@ -446,3 +446,185 @@ RSpec.describe "strs and bins shared with the input" do
     expect(u.read).to eq([bin])
   end
 end
+
+# body_refs (ext/mpk/rb_packer.c): MPK.pack leaves strs and bins of 256 bytes or more out of its
+# buffer and copies them once into the result; MPK._body_refs = false copies every body into the
+# buffer (the fallback). Before Ruby code may run (to_msgpack, registered types) the bodies are
+# copied into the buffer, so a callback that changes a String packed before it changes nothing.
+RSpec.describe "MPK.pack's referenced bodies" do
+  def with_body_refs(on)
+    MPK._body_refs = on
+    yield
+  ensure
+    MPK._body_refs = true
+  end
+
+  # every combination of the three large-output tricks (each false is that trick's fallback)
+  def each_setting
+    [true, false].product([true, false], [true, false], [true, false]).each do |refs, spill, prefault, reuse|
+      MPK._body_refs = refs
+      MPK._warm_spill = spill
+      MPK._prefault = prefault
+      MPK._reuse_packer = reuse
+      yield
+    end
+  ensure
+    MPK._body_refs = MPK._warm_spill = MPK._prefault = MPK._reuse_packer = true
+  end
+
+  class GrowsString
+    def initialize(target, by)
+      @target = target
+      @by = by
+    end
+
+    def to_msgpack(pk)
+      @target << @by          # a new, larger buffer: the old pointer is freed
+      @target.replace("gone") if @by.empty?
+      pk.write(7)
+    end
+  end
+
+  def values_around(n)
+    s = "é" * (n / 2) + "a" * (n % 2) # UTF-8, n bytes
+    b = Random.new(n).bytes(n)          # binary
+    a = ("a".."z").cycle.take(n).join.force_encoding("US-ASCII")
+    [s, b, a, [s, 1, b], { "k" => s, "b" => b, s => 2 }, [b] * 40, { s => [a, b, { "x" => s }] },
+     ["x" * 3000, s, "y".b * 5000, b], [s.to_sym, 1.5, 2**63, -2**63]]
+  end
+
+  it "is on by default, with warm_spill, prefault_result and reuse_packer" do
+    expect([MPK._body_refs?, MPK._warm_spill?, MPK._prefault?, MPK._reuse_packer?]).to eq([true, true, true, true])
+  end
+
+  it "never reuses a packer a callback was handed, nor one whose pack raised" do
+    each_setting do
+      KeepsPacker.kept = nil
+      expect(MPK.pack([1, KeepsPacker.new("in"), "x" * 300])).to eq(MessagePack.pack([1, "in", "x" * 300]))
+      kept = KeepsPacker.kept
+      20.times { |i| expect(MPK.pack(["y" * (i * 500), { "k" => i }])).to eq(MessagePack.pack(["y" * (i * 500), { "k" => i }])) }
+      expect(kept.to_s).to eq("")
+      kept.write(5)
+      expect(MPK.pack([6])).to eq("\x91\x06".b)
+      expect(kept.to_s).to eq("\x05".b)
+      expect { MPK.pack(["z" * 5000, Object.new]) }.to raise_error(MPK::UnsupportedTypeError)
+      expect(MPK.pack({ "a" => 1 })).to eq(MessagePack.pack({ "a" => 1 }))
+      expect(ObjectSpace.each_object(MPK::Packer).count { |pk| pk.equal?(kept) }).to eq(1)
+    end
+  end
+
+  it "gives every large output its exact bytes with each trick on and off" do
+    small = Array.new(5000) { |i| [i, "v#{i}", i * 0.5] }
+    values = [small, ["a" * 70_000, small, "b".b * 100_000], Array.new(40) { |i| "é" * (i * 100) },
+              { "k" => small, "bin" => Random.new(3).bytes(300_000) }, "z" * 2_000_000, ["y" * 5000]]
+    each_setting do
+      values.each do |v|
+        out = MPK.pack(v)
+        expect(out).to eq(MessagePack.pack(v))
+        expect(out.encoding).to eq(Encoding::BINARY)
+        expect(out.bytesize).to eq(MessagePack.pack(v).bytesize)
+      end
+    end
+  end
+
+  class PacksInside
+    def initialize(inner) = @inner = inner
+    def to_msgpack(pk) = pk.write(MPK.unpack(MPK.pack(@inner)))
+  end
+
+  it "gives a pack nested in a callback its own buffer, and recovers from a pack that raises" do
+    f = MPK::Factory.new
+    big = Array.new(3000) { |i| "n#{i}" }
+    f.register_type(3, Range, packer: ->(r) { MPK.pack([big, r.first]) }) # a whole pack inside the outer one
+    mf = MessagePack::Factory.new
+    mf.register_type(3, Range, packer: ->(r) { MessagePack.pack([big, r.first]) })
+    v = [Array.new(2000) { |i| i * 3 }, (7..8), "t" * 9000, (9..10), big]
+    each_setting do
+      expect(f.dump(v)).to eq(mf.dump(v))
+      expect(MPK.pack([big, PacksInside.new(big), big])).to eq(MessagePack.pack([big, big, big]))
+      3.times { expect { MPK.pack([big, "q" * 5000, Object.new]) }.to raise_error(MPK::UnsupportedTypeError) }
+      expect { MPK.pack([big, 2**70]) }.to raise_error(RangeError)
+      expect(MPK.pack([big, "q" * 5000])).to eq(MessagePack.pack([big, "q" * 5000]))
+    end
+  end
+
+  it "packs large outputs in Ractors, each with its own kept buffer", :subprocess do
+    out = IO.popen(["ruby", "-W0", *$LOAD_PATH.grep(/ruby\/(build\/)?lib\z/).flat_map { |d| ["-I", d] }, "-e", <<~RUBY], &:read)
+      require "mpk"
+      rs = 3.times.map do |k|
+        Ractor.new(k) do |i|
+          v = [Array.new(4000) { |j| "r\#{i}-\#{j}" }, "x" * (10_000 * (i + 1)), (1..5000).to_a]
+          50.times.map { MPK.unpack(MPK.pack(v)) == v }.all?
+        end
+      end
+      v = [Array.new(6000) { |j| "m\#{j}" }, "w" * 300_000]
+      main = 50.times.map { MPK.unpack(MPK.pack(v)) == v }.all?
+      p [main, *rs.map(&:take)]
+    RUBY
+    expect(out).to eq("[true, true, true, true]\n")
+  end
+
+  it "packs every length around the threshold the same, referenced or copied" do
+    [0, 31, 32, 127, 128, 255, 256, 257, 1000, 4095, 4096, 4097, 65_535, 65_536, 70_000].each do |n|
+      values_around(n).each do |v|
+        want = MessagePack.pack(v)
+        got = MPK.pack(v)
+        expect(got).to eq(want)
+        expect(got.encoding).to eq(Encoding::BINARY)
+        expect(got).not_to be_frozen
+        expect(with_body_refs(false) { MPK.pack(v) }).to eq(want)
+      end
+    end
+  end
+
+  it "packs long bodies after much buffered output (where it stops referencing) the same" do
+    small = Array.new(3000) { |i| "s#{i}" }
+    [[small, "L" * 5000, ("b" * 300).b, Array.new(3000, 1.5), "M" * 400],
+     ["L" * 20_000, small, "M" * 300, small, ("n" * 70_000).b, small, "o" * 256],
+     [{ "a" => "x" * 300 }] * 200 + [small] + [{ "b" => "y" * 1000 }] * 50].each do |v|
+      expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+      expect(with_body_refs(false) { MPK.pack(v) }).to eq(MessagePack.pack(v))
+    end
+  end
+
+  it "keeps a String's bytes as they were when a later callback changes it" do
+    [300, 5000, 100_000].each do |n|
+      s = "q" * n
+      b = ("z" * n).b
+      want = MessagePack.pack([s, b, 7, s.dup, 9])
+      v = [s, b, GrowsString.new(s, "more" * 10_000), s.dup, 9]
+      expect(MPK.pack(v)).to eq(want)
+      expect(s.bytesize).to eq(n + 40_000)
+      s2 = "q" * n
+      expect(MPK.pack([s2, b, GrowsString.new(s2, ""), "q" * n, 9])).to eq(want)
+      expect(s2).to eq("gone")
+      # in a map, and with a registered type (whose proc is Ruby code too)
+      s3 = "w" * n
+      f = MPK::Factory.new
+      f.register_type(1, Range, packer: ->(r) { s3 << "!" * 9000; "r" })
+      mf = MessagePack::Factory.new
+      mf.register_type(1, Range, packer: ->(_) { "r" })
+      want = mf.dump({ "a" => "w" * n, "r" => (1..2), "c" => "w" * n + "!" * 9000 })
+      expect(f.dump({ "a" => s3, "r" => (1..2), "c" => s3 })).to eq(want)
+    end
+  end
+
+  it "references again after Ruby code ran, and survives GC.compact and GC.stress" do
+    big = ["m" * 2000, "n".b * 3000]
+    v = [big[0], GrowsString.new(+"t", "u"), big[1], big[0]]
+    want = MessagePack.pack([big[0], 7, big[1], big[0]])
+    expect(MPK.pack(v)).to eq(want)
+    GC.compact if GC.respond_to?(:compact)
+    GC.stress = true
+    begin
+      3.times { expect(MPK.pack([big, { "k" => big[1] }, big])).to eq(MessagePack.pack([big, { "k" => big[1] }, big])) }
+    ensure
+      GC.stress = false
+    end
+  end
+
+  it "raises as before when a value after a referenced body has no MessagePack form" do
+    expect { MPK.pack(["x" * 1000, Object.new]) }.to raise_error(MPK::UnsupportedTypeError)
+    expect(MPK.pack(["x" * 1000])).to eq(MessagePack.pack(["x" * 1000]))
+  end
+end

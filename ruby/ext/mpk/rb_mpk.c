@@ -2,10 +2,13 @@
  * turns one MessagePack value (read by the core's mpk_reader) into Ruby objects.
  *
  * The decoder does not recurse: open arrays and maps live in a frame stack that grows with the
- * nesting the input actually has (bounded by limits.depth), held by a small Ruby object whose mark
- * function keeps the half-built containers alive and whose free function releases the stack and
- * the reader's own stack if a callback (an ext type's unpacker proc) raises. */
+ * nesting the input actually has (bounded by limits.depth). The decoder is a local of
+ * rb_mpk_decode (the GC's scan of the C stack keeps the half-built containers' first values alive;
+ * a small Ruby object marks the rest once they outgrow it), and an rb_ensure releases the stacks
+ * and the reader's own stack even if a callback (an ext type's unpacker proc) raises. */
 #include "rb_mpk.h"
+
+#include <ruby/ractor.h>
 
 #include <ruby/version.h>
 #include <stdarg.h>
@@ -121,6 +124,9 @@ typedef struct frame {
 #define KEY_CACHE 256        /* slots; a power of two */
 #define KEY_CACHE_MAX_LEN 64
 
+/* The decoder lives on rb_mpk_decode's C stack (decoder_on_stack), where CRuby's conservative
+ * stack scan marks the values in small_vals. Once the value stack outgrows small_vals onto the
+ * heap, `holder` (a hidden object pointing back at the decoder until the decode ends) marks them. */
 typedef struct decoder {
     mpk_reader r;
     int reader_live;
@@ -128,39 +134,28 @@ typedef struct decoder {
     uint32_t n, cap;
     VALUE *vals;             /* the value stack: elements of the open containers */
     size_t nvals, vcap;
+    VALUE holder;            /* Qnil until vals is on the heap */
+    struct key_cache *keys;  /* this Ractor's key cache (see key_cache) */
+    VALUE keys_holder;       /* Qnil, or the object owning a one-decode cache (MPK._key_cache = false) */
     frame small[SMALL_FRAMES];
     VALUE small_vals[SMALL_VALUES];
-    uint64_t key_used[KEY_CACHE / 64]; /* key cache: slots in use (the others are not initialized) */
-    VALUE key_str[KEY_CACHE];  /* interned key Strings seen in this decode ... */
-    VALUE key_out[KEY_CACHE];  /* ... and what they became (the String, or its Symbol) */
 } decoder;
 
 static void decoder_mark(void *p) {
     decoder *d = p;
+    if (!d) return; /* the decode has ended */
     for (size_t i = 0; i < d->nvals; i++) rb_gc_mark(d->vals[i]);
-    for (int i = 0; i < KEY_CACHE; i++) {
-        if (!(d->key_used[i / 64] >> (i % 64) & 1)) continue;
-        rb_gc_mark(d->key_str[i]);
-        rb_gc_mark(d->key_out[i]);
-    }
-}
-
-static void decoder_free(void *p) {
-    decoder *d = p;
-    if (d->reader_live) mpk_reader_destroy(&d->r);
-    if (d->frames && d->frames != d->small) free(d->frames);
-    if (d->vals && d->vals != d->small_vals) free(d->vals);
-    xfree(d);
 }
 
 static size_t decoder_memsize(const void *p) {
     const decoder *d = p;
-    return sizeof *d + (d->frames != d->small ? d->cap * sizeof(frame) : 0) +
-           (d->vals != d->small_vals ? d->vcap * sizeof(VALUE) : 0);
+    return d ? (d->frames != d->small ? d->cap * sizeof(frame) : 0) + (d->vals != d->small_vals ? d->vcap * sizeof(VALUE) : 0)
+             : 0;
 }
 
+/* no free function: the decoder is on the C stack and rb_mpk_decode's cleanup frees its arrays */
 static const rb_data_type_t decoder_type = {
-    "MPK::Decoder", {decoder_mark, decoder_free, decoder_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
+    "MPK::Decoder", {decoder_mark, NULL, decoder_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
 
 static void *grow_array(void *old, void *small, size_t used, size_t *cap, size_t elem) {
     size_t ncap = *cap * 2;
@@ -182,8 +177,14 @@ static frame *push_frame(decoder *d) {
     return &d->frames[d->n++];
 }
 
+static MPK__NOINLINE void grow_vals(decoder *d) {
+    /* the holder first (making it may run the GC, which must still find every value) */
+    if (NIL_P(d->holder)) d->holder = TypedData_Wrap_Struct(0, &decoder_type, d);
+    d->vals = grow_array(d->vals, d->small_vals, d->nvals, &d->vcap, sizeof(VALUE));
+}
+
 static void push_value(decoder *d, VALUE v) {
-    if (MPK__UNLIKELY(d->nvals == d->vcap)) d->vals = grow_array(d->vals, d->small_vals, d->nvals, &d->vcap, sizeof(VALUE));
+    if (MPK__UNLIKELY(d->nvals == d->vcap)) grow_vals(d);
     d->vals[d->nvals++] = v;
 }
 
@@ -212,13 +213,65 @@ VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_u
 /* A map key: a frozen, deduplicated String (or its Symbol with symbolize_keys). Records repeat
  * their keys, and interning hashes the bytes and looks them up in CRuby's table of frozen
  * strings (about 540 instructions a key), which is then done again by the Hash insert; so keys of
- * up to 64 bytes go through a cache, one per decode, that compares the bytes with the last key seen
- * at the same slot. 64 slots of keys up to 32 bytes missed a third of twitter.json's keys (7300
- * interned a decode); 256 slots, up to 64 bytes, a slot hash over the first and last 8 bytes, and
- * no zeroing of unused slots (a bitmap says which are set), with new_string below: twitter.json
+ * up to 64 bytes go through a cache that compares the bytes with the key last seen at the same
+ * slot. 64 slots of keys up to 32 bytes missed a third of twitter.json's keys (7300 interned a
+ * decode); 256 slots, up to 64 bytes, a slot hash over the first and last 8 bytes: twitter.json
  * unpack 16.0M -> 14.1M instructions a call, Test1 6.4k -> 4.3k (callgrind, bench/icount.rb;
  * msgpack-ruby 22.7M and 12.2k). A miss (or a collision) takes the plain path, which the cache then
- * remembers: the result is the same interned String either way. */
+ * remembers: the result is the same interned String either way.
+ *
+ * Speed trick (key_cache): the cache outlives the decode, one per Ractor (Ractor-local storage, so
+ * Ractors never share it), so small messages, whose keys each appear once, find them from the
+ * previous message on. Instructions a call (callgrind, bench/icount.rb --ids), with
+ * decoder_on_stack: Product unpack 12.3k -> 7.8k, js/protobufjs-bench 24.2k -> 15.3k,
+ * js/msgpack-lite-example 42.1k -> 25.1k, the image record 13.5k -> 9.4k (msgpack-ruby 21.7k,
+ * 33.7k, 58.6k, 23.6k): every key of those was interned anew at each decode.
+ * It keeps at most 256 interned keys (and their Symbols) alive; they are marked (pinned), so they
+ * stay valid under GC.compact. */
+typedef struct key_cache {
+    uint64_t used[KEY_CACHE / 64]; /* slots in use */
+    VALUE str[KEY_CACHE];          /* interned key Strings ... */
+    VALUE sym[KEY_CACHE];          /* ... and their Symbols once asked for (else Qfalse) */
+} key_cache;
+
+static void key_cache_mark(void *p) {
+    key_cache *c = p;
+    if (!c) return;
+    for (int i = 0; i < KEY_CACHE; i++) {
+        if (!(c->used[i / 64] >> (i % 64) & 1)) continue;
+        rb_gc_mark(c->str[i]); /* pins: the slots are never updated by GC.compact */
+        rb_gc_mark(c->sym[i]);
+    }
+}
+
+static void key_cache_free(void *p) { xfree(p); }
+
+/* Ractor-local: marked while its Ractor lives, freed when it ends */
+static const struct rb_ractor_local_storage_type key_cache_storage = {key_cache_mark, key_cache_free};
+static rb_ractor_local_key_t key_cache_slot;
+static int key_cache_enabled = 1; /* MPK._key_cache = false: a fresh cache for every decode */
+
+static size_t key_cache_memsize(const void *p) { return sizeof(key_cache); }
+/* a cache for one decode (MPK._key_cache = false), owned by a hidden object */
+static const rb_data_type_t key_cache_type = {
+    "MPK::KeyCache", {key_cache_mark, key_cache_free, key_cache_memsize, NULL}, NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY};
+
+/* This Ractor's cache (made on first use); with the cache off, a fresh one whose owner goes in
+ * *holder (kept alive by the decoder, on the C stack, until the decode ends). */
+static key_cache *get_key_cache(VALUE *holder) {
+    *holder = Qnil;
+    if (MPK__LIKELY(key_cache_enabled)) {
+        key_cache *c = rb_ractor_local_storage_ptr(key_cache_slot);
+        if (MPK__LIKELY(c != NULL)) return c;
+        c = ZALLOC(key_cache); /* zeroed: no slot in use */
+        rb_ractor_local_storage_ptr_set(key_cache_slot, c);
+        return c;
+    }
+    key_cache *c;
+    *holder = TypedData_Make_Struct(0, key_cache, &key_cache_type, c);
+    return c;
+}
+
 static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
     uint64_t a, b;
     if (len >= 8) {
@@ -233,22 +286,26 @@ static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
 }
 
 static VALUE make_key(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len, int encidx) {
+    key_cache *c = d->keys;
     unsigned slot = KEY_CACHE;
     if (len && len <= KEY_CACHE_MAX_LEN) {
         slot = key_slot(data, len);
-        if (d->key_used[slot / 64] >> (slot % 64) & 1) {
-            VALUE k = d->key_str[slot];
+        if (c->used[slot / 64] >> (slot % 64) & 1) {
+            VALUE k = c->str[slot];
             if (RSTRING_LEN(k) == (long)len && RB_ENCODING_GET_INLINED(k) == encidx &&
-                memcmp(RSTRING_PTR(k), data, len) == 0)
-                return d->key_out[slot];
+                memcmp(RSTRING_PTR(k), data, len) == 0) {
+                if (!o->symbolize_keys) return k;
+                if (c->sym[slot] == Qfalse) c->sym[slot] = rb_str_intern(k);
+                return c->sym[slot];
+            }
         }
     }
     VALUE s = rb_enc_interned_str((const char *)data, len, rb_enc_from_index(encidx));
     VALUE out = o->symbolize_keys ? rb_str_intern(s) : s;
     if (slot < KEY_CACHE) {
-        d->key_str[slot] = s;
-        d->key_out[slot] = out;
-        d->key_used[slot / 64] |= 1ull << (slot % 64);
+        c->str[slot] = s;
+        c->sym[slot] = o->symbolize_keys ? out : Qfalse;
+        c->used[slot / 64] |= 1ull << (slot % 64);
     }
     return out;
 }
@@ -390,6 +447,15 @@ static VALUE share_string(VALUE src, const uint8_t *data, uint32_t len, int enci
 static VALUE mpk_s_share_direct_p(VALUE mod) { return share_direct_ok ? Qtrue : Qfalse; }
 static VALUE mpk_s_set_share_direct(VALUE mod, VALUE on) {
     share_direct_ok = RTEST(on) ? share_direct_found : 0;
+    return on;
+}
+
+/* MPK._key_cache? / MPK._key_cache = bool (private, for the specs): whether map keys are looked up
+ * in the Ractor's lasting cache (key_cache); false gives every decode a fresh one. Process-wide:
+ * set it only while no other thread or Ractor decodes. */
+static VALUE mpk_s_key_cache_p(VALUE mod) { return key_cache_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_key_cache(VALUE mod, VALUE on) {
+    key_cache_enabled = RTEST(on);
     return on;
 }
 
@@ -549,25 +615,22 @@ static VALUE decode_cleanup(VALUE p) {
     decoder *d = ((decode_call *)p)->d;
     if (d->reader_live) mpk_reader_destroy(&d->r);
     d->reader_live = 0;
+    if (!NIL_P(d->holder)) DATA_PTR(d->holder) = NULL; /* the decoder's frame is about to go */
     if (d->frames != d->small) free(d->frames);
-    d->frames = d->small;
-    d->cap = SMALL_FRAMES;
-    d->n = 0;
     if (d->vals != d->small_vals) free(d->vals);
-    d->vals = d->small_vals;
-    d->vcap = SMALL_VALUES;
-    d->nvals = 0;
     return Qnil;
 }
 
+/* Speed trick (decoder_on_stack): the decoder is a local of rb_mpk_decode, not a malloc'd struct
+ * owned by a Ruby object made for every decode; the object is made only when a message has more
+ * than SMALL_VALUES pending values (see decoder). Test1 unpack 3.0k -> 2.3k instructions a call
+ * (callgrind): a 5.7 KiB malloc (the old per-decode key cache), its free and an object per decode
+ * gone. */
 VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_t len, unsigned long long base,
                     int whole, size_t *used) {
     RB_MPK_ASAN_DEAD_STACK();
-    /* hidden; marks the values. Made before the struct (GC skips a NULL data pointer), so that
-     * nothing leaks if allocating the struct raises. The struct is not zeroed as a whole (4 KiB of
-     * key cache): its slots are set before use, and key_used says which. */
-    VALUE holder = TypedData_Wrap_Struct(0, &decoder_type, NULL);
-    decoder *d = ALLOC(decoder);
+    decoder dec;
+    decoder *d = &dec;
     d->reader_live = 0;
     d->n = 0;
     d->nvals = 0;
@@ -575,8 +638,8 @@ VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_
     d->cap = SMALL_FRAMES;
     d->vals = d->small_vals;
     d->vcap = SMALL_VALUES;
-    memset(d->key_used, 0, sizeof d->key_used);
-    DATA_PTR(holder) = d;
+    d->holder = Qnil;
+    d->keys = get_key_cache(&d->keys_holder);
     mpk_reader_init(&d->r, data, len);
     d->reader_live = 1;
     mpk_reader_set_limits(&d->r, &o->limits);
@@ -584,7 +647,8 @@ VALUE rb_mpk_decode(const rb_mpk_uopts *o, VALUE src, const uint8_t *data, size_
     decode_call c = {d, o, src, base, whole, 0, Qnil};
     rb_ensure(decode_body, (VALUE)&c, decode_cleanup, (VALUE)&c);
     if (used) *used = c.used;
-    RB_GC_GUARD(holder);
+    RB_GC_GUARD(d->keys_holder);
+    RB_GC_GUARD(d->holder);
     return c.result;
 }
 
@@ -689,6 +753,9 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
     rb_define_singleton_method(mMPK, "_default_types=", mpk_s_set_default_types, 1);
     rb_define_singleton_method(mMPK, "_share_direct?", mpk_s_share_direct_p, 0);
     rb_define_singleton_method(mMPK, "_share_direct=", mpk_s_set_share_direct, 1);
+    rb_define_singleton_method(mMPK, "_key_cache?", mpk_s_key_cache_p, 0);
+    rb_define_singleton_method(mMPK, "_key_cache=", mpk_s_set_key_cache, 1);
+    key_cache_slot = rb_ractor_local_storage_ptr_newkey(&key_cache_storage);
     rb_define_const(mMPK, "CORE_VERSION", rb_str_freeze(rb_str_new_cstr(mpk_version())));
     rb_define_const(mMPK, "DEFAULT_DEPTH", UINT2NUM(MPK_DEFAULT_DEPTH));
     rb_define_const(mMPK, "DEFAULT_LENGTH", UINT2NUM(MPK_DEFAULT_LENGTH));

@@ -5,7 +5,12 @@
  * returns that String itself (no final copy). The String is never handed to Ruby code while the
  * packer owns it, and it is marked with rb_gc_mark (pinned), so GC.compact cannot move it. */
 #include "rb_mpk.h"
+#include <ruby/ractor.h>
 #include <ruby/version.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef struct packer {
     mpk_writer w;
@@ -20,7 +25,22 @@ typedef struct packer {
     VALUE oversized;  /* [type, proc, false]: Integers beyond 64 bits as this ext type, or nil */
     uint8_t *scratch; /* MPK.pack's first buffer, on its C stack (see pack_scratch), or NULL */
     size_t scratch_cap;
+    struct body_ref *refs; /* MPK.pack's long str/bin bodies left out of the buffer (see body_refs) */
+    size_t nrefs, refs_cap;
+    size_t ref_bytes;      /* their total length */
+    int refs_on;           /* bodies may be referenced (MPK.pack until Ruby code may run) */
+    uint8_t *spill;        /* MPK.pack's buffer once the scratch is outgrown (see warm_spill), or NULL */
+    size_t spill_cap;
 } packer;
+
+/* A str or bin body that belongs at offset `at` of the writer's output but was not copied there
+ * (body_refs): the String it is in, and its bytes and length when referenced. */
+typedef struct body_ref {
+    size_t at;
+    VALUE str;
+    const char *ptr;
+    size_t len;
+} body_ref;
 
 /* One step of the path from the packed object to the value being packed (for error messages). */
 typedef struct path {
@@ -36,11 +56,15 @@ static void packer_mark(void *p) {
     rb_gc_mark(pk->ext_list);
     rb_gc_mark(pk->ext_cache);
     rb_gc_mark(pk->oversized);
+    /* rb_gc_mark pins: a referenced String stays alive and in place until its bytes are copied */
+    for (size_t i = 0; i < pk->nrefs; i++) rb_gc_mark(pk->refs[i].str);
 }
 
 static void packer_free(void *p) {
     packer *pk = p;
     mpk_writer_destroy(&pk->w);
+    free(pk->spill); /* MPK.pack raised while it held it */
+    xfree(pk->refs);
     xfree(pk);
 }
 
@@ -58,16 +82,111 @@ static const rb_data_type_t packer_type = {
  * 356k of 2.55M a call, callgrind). MPK.pack gives back a large unused tail at the end (mpk_s_pack),
  * so a result holds at most about twice its size. Below 16 KiB (most messages) nothing changes. */
 #define GROW_AHEAD_FROM (16 * 1024)
+
+/* Speed trick (warm_spill): once MPK.pack's output outgrows its 4 KiB scratch, it continues in a
+ * malloc'd buffer that each Ractor keeps from one pack to the next (up to SPILL_KEEP_MAX bytes),
+ * and the result is made at the end, at its exact size, with one copy (assemble_refs), as for
+ * the scratch. Growing a new String for each large output wrote into memory touched for the first
+ * time (a page fault per 4 KiB: glibc maps large blocks anew, and the GC frees them only later),
+ * plus the growth copies; the kept buffer's pages stay mapped. The result's own pages are still
+ * new: prefault_result makes them present in one call. The string array above (526 KB): 57-90
+ * page faults a call before (/proc/self/stat minflt; its String grew to 2 MiB), 4-18 after.
+ * twitter.json (400 KB, no long bodies) stays where it was (1.63-1.81x msgpack-ruby before,
+ * 1.63-1.71x after, CPU time): the final copy costs what the growth copies and faults did.
+ * The buffer is taken out of the Ractor's cache while a pack uses it, so a pack nested in a
+ * callback (an ext type's proc that calls MPK.pack) gets another, and it goes back when the pack
+ * returns (a pack that raises leaves it to its packer object, which frees it). A to_msgpack
+ * callback, which is handed the packer, first moves the bytes into the packer's String
+ * (expose_packer). MPK._warm_spill = false grows a String instead, as Packer objects do. */
+#define SPILL_KEEP_MAX ((size_t)4 << 20)
+typedef struct spill_cache {
+    uint8_t *buf;
+    size_t cap;
+} spill_cache;
+static void spill_cache_free(void *p) {
+    spill_cache *c = p;
+    if (c) free(c->buf);
+    free(c);
+}
+/* Ractor-local: freed when its Ractor ends (nothing to mark) */
+static const struct rb_ractor_local_storage_type spill_storage = {NULL, spill_cache_free};
+static rb_ractor_local_key_t spill_slot;
+static int spill_enabled = 1;
+
+static spill_cache *get_spill_cache(void) {
+    spill_cache *c = rb_ractor_local_storage_ptr(spill_slot);
+    if (MPK__UNLIKELY(!c)) {
+        c = calloc(1, sizeof *c);
+        if (c) rb_ractor_local_storage_ptr_set(spill_slot, c);
+    }
+    return c;
+}
+
+/* The spill for a pack that needs `need` bytes: the Ractor's kept buffer if it is large enough,
+ * else a new one. NULL when out of memory. */
+static uint8_t *spill_take(packer *pk, size_t need) {
+    spill_cache *c = get_spill_cache();
+    uint8_t *b = NULL;
+    size_t cap = 0;
+    if (c && c->buf) {
+        b = c->buf;
+        cap = c->cap;
+        c->buf = NULL;
+        c->cap = 0;
+    }
+    if (cap < need) {
+        free(b); /* its bytes are not needed: no realloc copy */
+        cap = need < GROW_AHEAD_FROM ? GROW_AHEAD_FROM : need;
+        b = malloc(cap);
+        if (!b) return NULL;
+    }
+    pk->spill = b;
+    pk->spill_cap = cap;
+    return b;
+}
+
+/* The pack is done with its spill: the Ractor keeps the larger of it and the one it has. */
+static void spill_give_back(packer *pk) {
+    uint8_t *b = pk->spill;
+    size_t cap = pk->spill_cap;
+    pk->spill = NULL;
+    pk->spill_cap = 0;
+    if (!b) return;
+    spill_cache *c = cap <= SPILL_KEEP_MAX ? get_spill_cache() : NULL;
+    if (c && cap > c->cap) {
+        free(c->buf);
+        c->buf = b;
+        c->cap = cap;
+        return;
+    }
+    free(b);
+}
+
 static void *packer_grow(void *ctx, void *old, size_t new_size) {
     packer *pk = ctx;
+    if (pk->spill && old == pk->spill) { /* the spill grows (twice what is asked, as grow_ahead) */
+        if (pk->spill_cap >= new_size) return pk->spill;
+        size_t cap = new_size <= SIZE_MAX / 2 ? 2 * new_size : new_size;
+        uint8_t *b = realloc(pk->spill, cap);
+        if (!b) return NULL; /* pk->spill stays valid and owned: freed with the packer */
+        pk->spill = b;
+        pk->spill_cap = cap;
+        return b;
+    }
     if (pk->scratch) {
         uint8_t *s = pk->scratch;
         if (!old) return s; /* the first buffer: MPK.pack's scratch (new_size is its size) */
-        /* the output outgrows the scratch: its bytes move into the packer's String (the writer is
-         * pk->w, which still points into the scratch: only the bytes written so far are copied) */
+        /* the output outgrows the scratch: its bytes move into the spill (or the packer's String;
+         * the writer is pk->w, which still points into the scratch: only the bytes written so far
+         * are copied) */
         size_t used = (size_t)(pk->w.pos - s);
         if (used > pk->scratch_cap) used = pk->scratch_cap;
         pk->scratch = NULL;
+        if (spill_enabled) {
+            uint8_t *b = spill_take(pk, new_size);
+            if (b) memcpy(b, s, used);
+            return b;
+        }
         VALUE str = rb_str_buf_new((long)new_size);
         rb_str_resize(str, (long)new_size);
         memcpy(RSTRING_PTR(str), s, used);
@@ -101,15 +220,143 @@ static VALUE packer_new(VALUE klass, uint8_t *scratch, size_t cap) {
 
 static VALUE packer_alloc(VALUE klass) { return packer_new(klass, NULL, 0); }
 
+/* Speed trick (body_refs): MPK.pack leaves the bodies of long strs and bins (BODY_REF_MIN bytes
+ * or more) out of its buffer and copies them once, straight into the result, which is made at
+ * its exact size when the pack ends (assemble_refs); the buffer holds only the rest. Packing them
+ * into the buffer copied every byte into a buffer grown by doubling (the growth copies, and fresh
+ * pages of a new allocation for each large output), then handed that buffer over. Measured with
+ * warm_spill and prefault_result, CPU time a call interleaved with msgpack-ruby in one process
+ * (msgpack-ruby / mpk, two runs each): 1024 strings of 0-1023 bytes 0.93-0.96x -> 1.16-1.39x,
+ * 16 bins of 64 KiB 1.91-1.95x -> 2.07-2.40x, 100 non-ASCII strings 1.69-2.14x -> 1.90-2.16x,
+ * one 1 MiB string 0.38-0.92x -> 0.98-0.99x (one copy into a new String, as msgpack-ruby, which
+ * references strings from 512 KiB); callgrind (which counts a `rep movsb` copy by the byte):
+ * 844k -> 379k, 1.40M -> 1.07M, 1.07M -> 0.75M instructions a call; without references
+ * (MPK._body_refs = false) the spill and the result each take a copy: 802k, 2.11M, 1.62M.
+ * The referenced String is marked (and so pinned) by the packer until its bytes are copied, and
+ * its pointer and length are checked again before the copy. Only Ruby code could change it
+ * meanwhile, and MPK.pack runs none while references are open: before anything that may run Ruby
+ * code (pack_other: to_msgpack, registered types, respond_to?, a Hash's or class's own methods;
+ * call_back) materialize_refs copies the bodies into the buffer and turns references off for the
+ * rest of that pack, so a callback that changes a String packed before it leaves the packed bytes
+ * as they were, as without references. References stop, the same way, once the buffered bytes
+ * outweigh the referenced ones (take_body_ref). Packer objects never reference (refs_on is set by
+ * MPK.pack only). fastpath_spec packs every length around BODY_REF_MIN, mixed with callbacks that change
+ * the Strings, and MPK._body_refs = false (the fallback: every body copied) writes the same bytes. */
+#define BODY_REF_MIN 256
+static int body_refs_enabled = 1;
+
+/* The head is written by the caller; the body is listed to be copied by assemble_refs. */
+static void add_body_ref(packer *pk, VALUE str, const char *ptr, size_t len) {
+    if (pk->nrefs == pk->refs_cap) {
+        size_t cap = pk->refs_cap ? 2 * pk->refs_cap : 16;
+        REALLOC_N(pk->refs, body_ref, cap);
+        pk->refs_cap = cap;
+    }
+    body_ref *r = &pk->refs[pk->nrefs++];
+    r->at = mpk_writer_size(&pk->w);
+    r->str = str;
+    r->ptr = ptr;
+    r->len = len;
+    if (MPK__UNLIKELY(len > (size_t)LONG_MAX - pk->ref_bytes)) rb_raise(rb_eRangeError, "packed output over %ld bytes", LONG_MAX);
+    pk->ref_bytes += len;
+}
+
+/* Speed trick (prefault_result): a large result's pages are made present with one
+ * madvise(MADV_POPULATE_WRITE) before the bytes are copied into it, instead of one page fault per
+ * 4 KiB page on the first write. malloc serves large blocks with new mappings (glibc: from 128 KiB,
+ * raised to the largest block freed, which an equal request then still meets), so the result of
+ * a large pack is usually untouched memory: with the 526 KB of the string-array workload, every
+ * page of it faulted on every pack, in mpk and in msgpack-ruby alike (/proc/self/stat minflt:
+ * 129-137 faults a call), and on this VM first touches cost more than the copy. Measured in C on
+ * this machine: a fresh 526 KB mapping written in full 190-329 us, populated then written 85-91
+ * us; populating 1 MiB already present costs 11-25 us, so mincore() first asks whether the first
+ * and last pages are present and, if both are, nothing is done. Linux 5.14 and later; elsewhere,
+ * or when the call fails (older kernels: EINVAL), the pages fault on first write as before.
+ * MPK._prefault = false turns it off (the specs pack with and without). */
+#define PREFAULT_MIN (64 * 1024)
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23 /* <linux/mman.h>; glibc's headers name it from 2.35 */
+#endif
+static int prefault_enabled = 1;
+static long page_size;
+
+static void prefault_result(char *p, size_t len) {
+#if defined(__linux__)
+    if (!prefault_enabled || len < PREFAULT_MIN || page_size <= 0) return;
+    uintptr_t ps = (uintptr_t)page_size;
+    uintptr_t a = ((uintptr_t)p + ps - 1) & ~(ps - 1), e = ((uintptr_t)p + len) & ~(ps - 1);
+    if (e <= a + ps) return;
+    unsigned char first = 0, last = 0;
+    if (mincore((void *)a, ps, &first) == 0 && mincore((void *)(e - ps), ps, &last) == 0 && (first & last & 1)) return;
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* pages only: the bytes are not changed */
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+/* The whole output, buffer and referenced bodies in order, as a new String of its exact size;
+ * the references are then dropped. */
+static VALUE assemble_refs(packer *pk) {
+    size_t n = mpk_writer_size(&pk->w);
+    if (pk->ref_bytes > (size_t)LONG_MAX - n) rb_raise(rb_eArgError, "packed output too large: %zu + %zu bytes", n, pk->ref_bytes);
+    VALUE out = rb_str_new(NULL, (long)(n + pk->ref_bytes)); /* may run the GC: the references are marked */
+    char *dst = RSTRING_PTR(out);
+    prefault_result(dst, n + pk->ref_bytes);
+    const uint8_t *src = mpk_writer_data(&pk->w);
+    size_t from = 0;
+    for (size_t i = 0; i < pk->nrefs; i++) {
+        const body_ref *r = &pk->refs[i];
+        if (MPK__UNLIKELY(RSTRING_PTR(r->str) != r->ptr || (size_t)RSTRING_LEN(r->str) != r->len))
+            rb_raise(rb_eRuntimeError, "String changed while packing"); /* cannot happen: see body_refs */
+        memcpy(dst, src + from, r->at - from);
+        dst += r->at - from;
+        from = r->at;
+        memcpy(dst, r->ptr, r->len);
+        dst += r->len;
+    }
+    memcpy(dst, src + from, n - from);
+    pk->nrefs = 0;
+    pk->ref_bytes = 0;
+    return out;
+}
+
+/* Before Ruby code may run: the referenced bodies go into the buffer (the writer continues in a
+ * String holding the whole output), and no more are referenced in this pack. */
+static void materialize_refs(packer *pk) {
+    if (MPK__LIKELY(!pk->nrefs)) return;
+    pk->refs_on = 0; /* at most one such copy per pack */
+    VALUE all = assemble_refs(pk);
+    size_t total = (size_t)RSTRING_LEN(all);
+    pk->scratch = NULL; /* the scratch's bytes are in `all` */
+    pk->buf = Qnil;
+    mpk_writer_init_alloc(&pk->w, total * 2 > 256 ? total * 2 : 256, packer_grow, pk);
+    mpk_write_bytes(&pk->w, RSTRING_PTR(all), total);
+    spill_give_back(pk); /* its bytes are in `all` */
+    RB_GC_GUARD(all);
+}
+
+/* Whether a body of len bytes is to be referenced (see body_refs). */
+static inline int take_body_ref(packer *pk, long len) {
+    return MPK__UNLIKELY(len >= BODY_REF_MIN) && pk->refs_on;
+}
+
 /* Before Ruby code sees MPK.pack's packer (a to_msgpack callback gets it and may keep it): its
  * bytes leave the scratch for a String, and the hidden object becomes an MPK::Packer. */
 static void expose_packer(packer *pk) {
+    materialize_refs(pk);
+    pk->refs_on = 0; /* a Packer object's bytes are all in its buffer */
     if (pk->scratch) {
         uint8_t *s = pk->scratch;
         size_t used = mpk_writer_size(&pk->w);
         pk->scratch = NULL;
         mpk_writer_init_alloc(&pk->w, used * 2 > 256 ? used * 2 : 256, packer_grow, pk);
         mpk_write_bytes(&pk->w, s, used);
+    } else if (pk->spill) { /* the same out of the spill, which then goes back */
+        size_t used = mpk_writer_size(&pk->w);
+        mpk_writer_init_alloc(&pk->w, used * 2 > 256 ? used * 2 : 256, packer_grow, pk);
+        mpk_write_bytes(&pk->w, pk->spill, used);
+        spill_give_back(pk);
     }
     if (!RBASIC_CLASS(pk->self)) rb_obj_reveal(pk->self, cPacker);
 }
@@ -194,16 +441,46 @@ static inline int write_fixstr(mpk_writer *w, const char *src, long len) {
     return 1;
 }
 
+/* The head of a referenced str (head16 0xda) or bin (0xc5) body of 256 bytes up to 2^32-1,
+ * stored here when 5 bytes of room are left (else by the writer's head functions). */
+static inline void write_long_head(mpk_writer *w, uint8_t head16, size_t len) {
+    if (MPK__LIKELY(w->end - w->pos >= 5)) {
+        uint8_t *p = w->pos;
+        if (len <= 0xffff) {
+            p[0] = head16;
+            mpk__store16(p + 1, (uint16_t)len);
+            w->pos = p + 3;
+        } else {
+            p[0] = (uint8_t)(head16 + 1); /* str 32 / bin 32 follow str 16 / bin 16 */
+            mpk__store32(p + 1, (uint32_t)len);
+            w->pos = p + 5;
+        }
+        return;
+    }
+    if (head16 == 0xda) mpk_write_str_head(w, (uint32_t)len);
+    else mpk_write_bin_head(w, (uint32_t)len);
+}
+
 static void pack_string(packer *pk, VALUE v, const path *up) {
     int idx = RB_ENCODING_GET_INLINED(v);
     long len = RSTRING_LEN(v);
     if (MPK__UNLIKELY(len > 4294967295L)) raise_at(rb_eRangeError, "bad_request", up, "String over 2^32-1 bytes:", v);
     if (MPK__LIKELY(idx == enc_utf8 || idx == enc_usascii)) {
-        if (!write_fixstr(&pk->w, RSTRING_PTR(v), len)) mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+        if (take_body_ref(pk, len)) {
+            write_long_head(&pk->w, 0xda, (size_t)len);
+            add_body_ref(pk, v, RSTRING_PTR(v), (size_t)len);
+        } else if (!write_fixstr(&pk->w, RSTRING_PTR(v), len)) {
+            mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
+        }
         return;
     }
     if (idx == enc_binary) {
-        mpk_write_bin(&pk->w, RSTRING_PTR(v), (size_t)len);
+        if (take_body_ref(pk, len)) {
+            write_long_head(&pk->w, 0xc5, (size_t)len);
+            add_body_ref(pk, v, RSTRING_PTR(v), (size_t)len);
+        } else {
+            mpk_write_bin(&pk->w, RSTRING_PTR(v), (size_t)len);
+        }
         return;
     }
     idx = rb_enc_get_index(v); /* the inlined index may be the "too big to inline" marker */
@@ -279,6 +556,7 @@ static VALUE cb_call(VALUE p) {
 }
 
 static VALUE call_back(packer *pk, int depth, VALUE recv, ID mid, int argc, VALUE a0, VALUE a1) {
+    materialize_refs(pk); /* Ruby code runs: see body_refs */
     cb_args a = {recv, mid, argc, {a0, a1}};
     int saved = pk->cb_depth, state = 0;
     pk->cb_depth = depth;
@@ -393,13 +671,25 @@ static inline int pack_number_inline(packer *pk, VALUE e) {
 
 /* Speed trick: a plain UTF-8 / US-ASCII String (the usual map key) written without the type
  * dispatch of pack_value (twitter.json pack: 4.3M -> 3.6M instructions per call, callgrind;
- * msgpack-ruby 3.5M; map values too, with pack_number_inline: 3.3M). Anything else returns 0 and takes the general path, which writes the same
- * bytes (the specs pack Symbol, Integer, binary and non-UTF-8 keys). */
-static int pack_plain_str(packer *pk, VALUE v) {
+ * msgpack-ruby 3.5M; map values too, with pack_number_inline: 3.3M), and Array elements too
+ * (pack_child), long ones referenced (body_refs): the string-array workload 378k -> 305k
+ * instructions a call, twitter.json 2.36M -> 2.29M.
+ * Anything else returns 0 and takes the general path, which writes the same bytes (the specs
+ * pack Symbol, Integer, binary and non-UTF-8 keys, and every length around BODY_REF_MIN). */
+static MPK__NOINLINE int pack_long_plain_str(packer *pk, VALUE v, long len) {
+    if (len > 4294967295L || !pk->refs_on) return 0; /* pack_string raises / copies */
+    write_long_head(&pk->w, 0xda, (size_t)len);
+    add_body_ref(pk, v, RSTRING_PTR(v), (size_t)len);
+    return 1;
+}
+
+/* the long case out of line keeps this small enough to be inlined where it is called */
+static inline int pack_plain_str(packer *pk, VALUE v) {
     if (RB_SPECIAL_CONST_P(v) || RB_BUILTIN_TYPE(v) != T_STRING || RBASIC_CLASS(v) != rb_cString) return 0;
     int idx = RB_ENCODING_GET_INLINED(v);
     if (idx != enc_utf8 && idx != enc_usascii) return 0;
-    long len = RSTRING_LEN(v); /* < 2^32: keys are short, and the writer refuses longer */
+    long len = RSTRING_LEN(v);
+    if (MPK__UNLIKELY(len >= BODY_REF_MIN)) return pack_long_plain_str(pk, v, len);
     if (!write_fixstr(&pk->w, RSTRING_PTR(v), len)) mpk_write_str(&pk->w, RSTRING_PTR(v), (size_t)len);
     return 1;
 }
@@ -455,6 +745,7 @@ static inline void pack_child(packer *pk, VALUE v, int depth, const path *p) {
             pack_hash(pk, v, depth, p);
             return;
         }
+        if (pack_plain_str(pk, v)) return;
     }
     pack_value(pk, v, depth, p);
 }
@@ -614,6 +905,7 @@ static void pack_hash(packer *pk, VALUE v, int depth, const path *up) {
 /* Everything but the plain core values of pack_value's fast path: registered types first (for
  * subclasses of core classes too), then by type, ExtensionValue, Timestamp, to_msgpack. */
 static void pack_other(packer *pk, VALUE v, int depth, const path *up) {
+    materialize_refs(pk); /* what follows may run Ruby code: see body_refs */
     if (!NIL_P(pk->ext_types)) {
         VALUE entry = lookup_ext(pk, rb_obj_class(v));
         if (!NIL_P(entry)) {
@@ -848,6 +1140,20 @@ static VALUE packer_ext_types(VALUE self) {
     return NIL_P(pk->ext_types) ? rb_hash_new() : rb_hash_dup(pk->ext_types);
 }
 
+/* The memory MPK.pack's hidden packer used besides the result (the reference list, a String the
+ * buffer outgrew the scratch into) goes back to malloc now rather than when the GC finds the
+ * packer: the next pack reuses it while its pages are still mapped, instead of touching new ones
+ * (each first touch of a page is a page fault). */
+static void release_now(packer *pk) {
+    xfree(pk->refs);
+    pk->refs = NULL;
+    pk->nrefs = pk->refs_cap = 0;
+    if (!NIL_P(pk->buf)) {
+        rb_str_resize(pk->buf, 0); /* an empty String is embedded: its heap block is freed */
+        pk->buf = Qnil;
+    }
+}
+
 /* MPK._pack(obj, ext_source_packer_or_nil): one object to a new String. */
 /* Speed trick (pack_scratch): MPK.pack writes into a 4 KiB buffer on its own C stack, and an
  * output that fits is copied once into a String of its exact size (embedded in the String object
@@ -861,11 +1167,71 @@ static VALUE packer_ext_types(VALUE self) {
  * raises, the hidden object is garbage that nothing can reach, and freeing it does not touch the
  * buffer (the writer does not own it). */
 #define PACK_SCRATCH 4096
+/* Speed trick (reuse_packer): the hidden packer object MPK.pack packs with is kept by its Ractor
+ * (Ractor-local storage, marked and so pinned) and used again by the next MPK.pack, instead of a
+ * new object and its zeroed struct every call, which the GC then frees: 800 of Test3's 4.3k
+ * pack instructions (callgrind: rb_data_typed_object_zalloc). It is taken out while a pack uses
+ * it (a pack nested in a callback makes its own) and put back only by a pack that ends normally
+ * with the object still hidden: one that a to_msgpack callback was handed (and may keep) is never
+ * reused, and one whose pack raised is left to the GC. MPK._reuse_packer = false makes a new one
+ * every call. */
+typedef struct packer_cache {
+    VALUE obj; /* a hidden packer, or Qnil */
+} packer_cache;
+static void packer_cache_mark(void *p) {
+    packer_cache *c = p;
+    if (c) rb_gc_mark(c->obj);
+}
+static void packer_cache_free(void *p) { free(p); }
+static const struct rb_ractor_local_storage_type packer_cache_storage = {packer_cache_mark, packer_cache_free};
+static rb_ractor_local_key_t packer_cache_slot;
+static int reuse_packer_enabled = 1;
+
+static packer_cache *get_packer_cache(void) {
+    packer_cache *c = rb_ractor_local_storage_ptr(packer_cache_slot);
+    if (MPK__UNLIKELY(!c)) {
+        c = malloc(sizeof *c);
+        if (!c) return NULL;
+        c->obj = Qnil;
+        rb_ractor_local_storage_ptr_set(packer_cache_slot, c);
+    }
+    return c;
+}
+
+/* A hidden packer for one MPK.pack whose first buffer is `scratch`: the Ractor's kept one, or new. */
+static VALUE oneshot_packer(uint8_t *scratch, size_t cap) {
+    packer_cache *c = reuse_packer_enabled ? get_packer_cache() : NULL;
+    if (!c || NIL_P(c->obj)) return packer_new(0, scratch, cap);
+    VALUE self = c->obj;
+    c->obj = Qnil;
+    packer *pk = get_packer(self);
+    mpk_writer_destroy(&pk->w);
+    pk->buf = pk->io = pk->ext_types = pk->ext_list = pk->ext_cache = pk->oversized = Qnil;
+    pk->cb_depth = 0;
+    pk->symbol_ext = 0;
+    pk->scratch = scratch;
+    pk->scratch_cap = cap;
+    pk->nrefs = pk->ref_bytes = 0;
+    mpk_writer_init_alloc(&pk->w, cap, packer_grow, pk);
+    return self;
+}
+
+/* After a pack that ended normally: a packer no Ruby code was handed goes back for the next. */
+static void keep_packer(VALUE self) {
+    if (RBASIC_CLASS(self) || !reuse_packer_enabled) return;
+    packer *pk = get_packer(self);
+    if (pk->spill || pk->nrefs) return; /* not expected: every normal end released them */
+    pk->ext_types = pk->ext_list = pk->ext_cache = pk->oversized = pk->buf = Qnil; /* hold nothing */
+    packer_cache *c = get_packer_cache();
+    if (c && NIL_P(c->obj)) c->obj = self;
+}
+
 static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     uint8_t scratch[PACK_SCRATCH];
-    VALUE self = packer_new(0, scratch, sizeof scratch);
+    VALUE self = oneshot_packer(scratch, sizeof scratch);
     packer *pk = get_packer(self);
+    pk->refs_on = body_refs_enabled;
     if (!NIL_P(proto)) {
         packer *p = get_packer(proto);
         pk->ext_types = p->ext_types;
@@ -876,11 +1242,22 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     }
     pack_value(pk, v, 0, NULL);
     check_writer(pk);
+    if (pk->nrefs || pk->spill) { /* body_refs, warm_spill: the result at its exact size (no Ruby code saw this packer) */
+        VALUE out = assemble_refs(pk);
+        pk->scratch = NULL;
+        mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the scratch, spill or String */
+        spill_give_back(pk);
+        release_now(pk);
+        keep_packer(self);
+        RB_GC_GUARD(self);
+        return out;
+    }
     size_t n = mpk_writer_size(&pk->w);
     if (pk->scratch) { /* the output fits in the scratch (and no Ruby code saw this packer) */
         pk->scratch = NULL;
         mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the scratch */
         VALUE small = rb_str_new((const char *)scratch, (long)n);
+        keep_packer(self);
         RB_GC_GUARD(self);
         return small;
     }
@@ -894,12 +1271,37 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     else mpk_writer_init_buf(&pk->w, NULL, 0);
     rb_str_set_len(out, (long)n);
     if (rb_str_capacity(out) > 2 * n + 64) rb_str_resize(out, (long)n); /* give back a large unused tail */
+    keep_packer(self);
     RB_GC_GUARD(self);
     return out;
 }
 
 /* MPK._flonum_inline? (private, for the specs): whether float_value decodes flonums itself. */
 static VALUE mpk_s_flonum_inline_p(VALUE mod) { return flonum_inline_ok ? Qtrue : Qfalse; }
+
+/* MPK._warm_spill / _prefault / _body_refs / _reuse_packer (? and =; private, for the specs): whether
+ * MPK.pack uses warm_spill, prefault_result, body_refs, reuse_packer; false takes each one's
+ * fallback. Process-wide: set them only while no other thread or Ractor packs. */
+static VALUE mpk_s_reuse_packer_p(VALUE mod) { return reuse_packer_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_reuse_packer(VALUE mod, VALUE on) {
+    reuse_packer_enabled = RTEST(on);
+    return on;
+}
+static VALUE mpk_s_warm_spill_p(VALUE mod) { return spill_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_warm_spill(VALUE mod, VALUE on) {
+    spill_enabled = RTEST(on);
+    return on;
+}
+static VALUE mpk_s_prefault_p(VALUE mod) { return prefault_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_prefault(VALUE mod, VALUE on) {
+    prefault_enabled = RTEST(on);
+    return on;
+}
+static VALUE mpk_s_body_refs_p(VALUE mod) { return body_refs_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_body_refs(VALUE mod, VALUE on) {
+    body_refs_enabled = RTEST(on);
+    return on;
+}
 
 /* MPK._hash_direct? / MPK._hash_direct = bool (private, for the specs): whether pack_hash reads the
  * Hash tables itself (hash_each_direct); false forces rb_hash_foreach. Setting true only restores
@@ -914,6 +1316,9 @@ static VALUE mpk_s_set_hash_direct(VALUE mod, VALUE on) {
 VALUE rb_mpk_pack_one(VALUE v) { return mpk_s_pack(mMPK, v, Qnil); }
 
 void rb_mpk_init_packer(void) {
+#if defined(__linux__)
+    page_size = sysconf(_SC_PAGESIZE);
+#endif
     enc_utf8 = rb_utf8_encindex();
     enc_usascii = rb_usascii_encindex();
     enc_binary = rb_ascii8bit_encindex();
@@ -948,6 +1353,16 @@ void rb_mpk_init_packer(void) {
     rb_define_method(cPacker, "_register_oversized", packer_register_oversized, 2);
     rb_define_singleton_method(mMPK, "_pack", mpk_s_pack, 2);
     rb_define_singleton_method(mMPK, "_flonum_inline?", mpk_s_flonum_inline_p, 0);
+    rb_define_singleton_method(mMPK, "_reuse_packer?", mpk_s_reuse_packer_p, 0);
+    rb_define_singleton_method(mMPK, "_reuse_packer=", mpk_s_set_reuse_packer, 1);
+    packer_cache_slot = rb_ractor_local_storage_ptr_newkey(&packer_cache_storage);
+    rb_define_singleton_method(mMPK, "_warm_spill?", mpk_s_warm_spill_p, 0);
+    rb_define_singleton_method(mMPK, "_warm_spill=", mpk_s_set_warm_spill, 1);
+    spill_slot = rb_ractor_local_storage_ptr_newkey(&spill_storage);
+    rb_define_singleton_method(mMPK, "_prefault?", mpk_s_prefault_p, 0);
+    rb_define_singleton_method(mMPK, "_prefault=", mpk_s_set_prefault, 1);
+    rb_define_singleton_method(mMPK, "_body_refs?", mpk_s_body_refs_p, 0);
+    rb_define_singleton_method(mMPK, "_body_refs=", mpk_s_set_body_refs, 1);
     rb_define_singleton_method(mMPK, "_hash_direct?", mpk_s_hash_direct_p, 0);
     rb_define_singleton_method(mMPK, "_hash_direct=", mpk_s_set_hash_direct, 1);
 #if MPK_HASH_DIRECT
