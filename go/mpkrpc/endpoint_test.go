@@ -812,3 +812,48 @@ func TestEndpointShutdown(t *testing.T) {
 		t.Fatalf("pending call: %v", err)
 	}
 }
+
+// Pending.Cancel: the call fails with context.Canceled, its id stays reserved (the next call does
+// not take it) until the late reply, which is dropped quietly; Cancel after the outcome changes
+// nothing.
+func TestPendingCancel(t *testing.T) {
+	var reports []error
+	var mu sync.Mutex
+	ep, peer := newRawPeer(t, &Options{OnError: func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }})
+	ctx := ctxT(t)
+	p := ep.Go(ctx, "slow")
+	req := peer.read()
+	p.Cancel()
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Cancel did not finish the call")
+	}
+	if _, err := p.Value(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	p2 := ep.Go(ctx, "next")
+	req2 := peer.read()
+	if req2[1] == req[1] {
+		t.Fatalf("msgid %v reused while the cancelled call's reply may still come", req[1])
+	}
+	peer.send(1, req[1], nil, "late")
+	peer.send(1, req2[1], nil, "ok")
+	if v, err := p2.Value(); err != nil || v != "ok" {
+		t.Fatalf("next = %v, %v", v, err)
+	}
+	p2.Cancel() // after the outcome: no effect
+	if v, err := p2.Value(); err != nil || v != "ok" {
+		t.Fatalf("next after Cancel = %v, %v", v, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) != 0 {
+		t.Fatalf("late reply reported: %v", reports)
+	}
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if len(ep.abandoned) != 0 || len(ep.pending) != 0 {
+		t.Fatalf("left over: %d abandoned, %d pending", len(ep.abandoned), len(ep.pending))
+	}
+}
