@@ -622,3 +622,29 @@ test("an onNotificationError that throws for an async handler's rejection ends t
   assert.equal(((await server.closed) as Error).message, "hook saw: handler failed");
   await client.closed;
 });
+
+describe("writes", () => {
+  test("the messages of one turn go out in one write, whole and in order; close() flushes what was sent before it", async () => {
+    const [a, b] = pipePair();
+    const sent = (a as unknown as { sent: Uint8Array[] }).sent;
+    const client = new Endpoint(a);
+    const server = new Endpoint(b);
+    const notes: unknown[] = [];
+    server.register("note", (x: unknown) => void notes.push(x));
+    server.register("echo", (x: unknown) => x);
+    client.notify("note", 1);
+    const call = client.call("echo", "two");
+    client.notify("note", 3);
+    assert.equal(sent.length, 0, "nothing is written before the turn ends");
+    assert.equal(await call, "two");
+    assert.equal(sent.length, 1, "one write for the turn's three messages");
+    assert.deepEqual([...decodeMulti(sent[0]!)], [[2, "note", [1]], [0, 0, "echo", ["two"]], [2, "note", [3]]]);
+    assert.deepEqual(notes, [1, 3]);
+    // a notification sent in the same turn as close() still reaches the peer, before its EOF
+    client.notify("note", "last");
+    await client.close();
+    assert.equal(await server.closed, undefined);
+    assert.deepEqual(notes, [1, 3, "last"]);
+    assert.deepEqual([...decodeMulti(sent[1]!)], [[2, "note", ["last"]]]);
+  });
+});
