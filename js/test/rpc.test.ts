@@ -648,3 +648,23 @@ describe("writes", () => {
     assert.deepEqual([...decodeMulti(sent[1]!)], [[2, "note", ["last"]]]);
   });
 });
+
+describe("user streams", () => {
+  test("duplexTransport and streamTransport: two endpoints over a pair of Node streams call, notify and call back; close() is EOF on the other side", async () => {
+    const { Duplex, PassThrough } = await import("node:stream");
+    const { duplexTransport, streamTransport } = await import("../src/rpc/node.js");
+    const there = new PassThrough();
+    const back = new PassThrough();
+    const a = new Endpoint(duplexTransport(Duplex.from({ readable: back, writable: there } as unknown as Parameters<typeof Duplex.from>[0])));
+    const b = new Endpoint(streamTransport(there, back));
+    const seen: unknown[] = [];
+    a.register("name", () => "a");
+    b.register("seen", (x: unknown) => void seen.push(x));
+    b.register("greet", async (who: string) => `hello ${who} from ${String(await b.call("name"))}`);
+    a.notify("seen", new Uint8Array([1, 2, 3]));
+    assert.deepEqual(await Promise.all([a.call("greet", "you"), a.call("greet", "me")]), ["hello you from a", "hello me from a"]);
+    assert.deepEqual(seen, [new Uint8Array([1, 2, 3])]);
+    await a.close();
+    assert.equal(await b.closed, undefined);
+  });
+});
