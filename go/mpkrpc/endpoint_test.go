@@ -857,3 +857,38 @@ func TestPendingCancel(t *testing.T) {
 		t.Fatalf("left over: %d abandoned, %d pending", len(ep.abandoned), len(ep.pending))
 	}
 }
+
+// A notification is never answered: one for an unknown method, with the wrong params count, whose
+// handler returns an error or panics goes to OnError (in arrival order), and the next message the
+// peer reads is the reply to its following request.
+func TestEndpointNotificationFailuresNotAnswered(t *testing.T) {
+	reports := make(chan error, 16)
+	ep, peer := newRawPeer(t, &Options{OnError: func(err error) { reports <- err }})
+	ep.Register("echo", func(s string) string { return s })
+	ep.Register("two", func(a, b int) {})
+	ep.Register("fails", func() error { return errors.New("it failed") })
+	ep.Register("panics", func() { panic("kaboom") })
+	peer.send(2, "nobody", []any{})
+	peer.send(2, "two", []any{1})
+	peer.send(2, "fails", []any{})
+	peer.send(2, "panics", []any{})
+	peer.send(0, 9, "echo", []any{"only this"})
+	if resp := peer.read(); len(resp) != 4 || resp[0] != int64(1) || resp[1] != int64(9) || resp[2] != nil || resp[3] != "only this" {
+		t.Fatalf("first message after four failing notifications: %v", resp)
+	}
+	for _, want := range []string{
+		`notification "nobody": no handler`,
+		`notification "two": Wrong number of arguments: expecting 2 but got 1`,
+		`notification "fails": it failed`,
+		`notification "panics": mpkrpc: handler panics panicked: kaboom`,
+	} {
+		select {
+		case err := <-reports:
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("report %q, want it to hold %q", err, want)
+			}
+		case <-ctxT(t).Done():
+			t.Fatalf("no report holding %q", want)
+		}
+	}
+}
