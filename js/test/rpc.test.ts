@@ -668,3 +668,37 @@ describe("user streams", () => {
     assert.equal(await b.closed, undefined);
   });
 });
+
+test("a notification is never answered: unknown method, wrong arity, a throwing or rejecting handler go to the hooks, and the next message out is the reply to the next request", async () => {
+  const [raw, b] = pipePair();
+  const got: unknown[] = [];
+  raw.start((bytes) => got.push(...decodeMulti(bytes)), () => undefined);
+  const unhandled: unknown[] = [];
+  const failed: unknown[] = [];
+  let rejected!: () => void;
+  const rejection = new Promise<void>((r) => (rejected = r));
+  const server = new Endpoint(b, {
+    onUnhandledNotification: (method, params) => void unhandled.push([method, params]),
+    onNotificationError: (e, method) => {
+      failed.push([method, (e as Error).message]);
+      if (method === "rejects") rejected();
+    },
+  });
+  server.register("two", (x: number, y: number) => x + y, { arity: 2 });
+  server.register("throws", () => {
+    throw new Error("thrown");
+  });
+  server.register("rejects", async () => {
+    throw new Error("rejected");
+  });
+  server.register("echo", (x: unknown) => x);
+  for (const m of [[2, "nobody", [1]], [2, "two", [1]], [2, "throws", []], [2, "rejects", []]]) raw.write(encode(m));
+  await rejection;
+  raw.write(encode([0, 9, "echo", ["only this"]]));
+  while (got.length < 1) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, [[1, 9, null, "only this"]]);
+  assert.deepEqual(unhandled, [["nobody", [1]], ["two", [1]]]);
+  assert.deepEqual(failed, [["throws", "thrown"], ["rejects", "rejected"]]);
+  assert.equal(server.isClosed, false);
+  await server.close();
+});
