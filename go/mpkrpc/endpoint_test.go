@@ -812,3 +812,83 @@ func TestEndpointShutdown(t *testing.T) {
 		t.Fatalf("pending call: %v", err)
 	}
 }
+
+// Pending.Cancel: the call fails with context.Canceled, its id stays reserved (the next call does
+// not take it) until the late reply, which is dropped quietly; Cancel after the outcome changes
+// nothing.
+func TestPendingCancel(t *testing.T) {
+	var reports []error
+	var mu sync.Mutex
+	ep, peer := newRawPeer(t, &Options{OnError: func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }})
+	ctx := ctxT(t)
+	p := ep.Go(ctx, "slow")
+	req := peer.read()
+	p.Cancel()
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Cancel did not finish the call")
+	}
+	if _, err := p.Value(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	p2 := ep.Go(ctx, "next")
+	req2 := peer.read()
+	if req2[1] == req[1] {
+		t.Fatalf("msgid %v reused while the cancelled call's reply may still come", req[1])
+	}
+	peer.send(1, req[1], nil, "late")
+	peer.send(1, req2[1], nil, "ok")
+	if v, err := p2.Value(); err != nil || v != "ok" {
+		t.Fatalf("next = %v, %v", v, err)
+	}
+	p2.Cancel() // after the outcome: no effect
+	if v, err := p2.Value(); err != nil || v != "ok" {
+		t.Fatalf("next after Cancel = %v, %v", v, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) != 0 {
+		t.Fatalf("late reply reported: %v", reports)
+	}
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if len(ep.abandoned) != 0 || len(ep.pending) != 0 {
+		t.Fatalf("left over: %d abandoned, %d pending", len(ep.abandoned), len(ep.pending))
+	}
+}
+
+// A notification is never answered: one for an unknown method, with the wrong params count, whose
+// handler returns an error or panics goes to OnError (in arrival order), and the next message the
+// peer reads is the reply to its following request.
+func TestEndpointNotificationFailuresNotAnswered(t *testing.T) {
+	reports := make(chan error, 16)
+	ep, peer := newRawPeer(t, &Options{OnError: func(err error) { reports <- err }})
+	ep.Register("echo", func(s string) string { return s })
+	ep.Register("two", func(a, b int) {})
+	ep.Register("fails", func() error { return errors.New("it failed") })
+	ep.Register("panics", func() { panic("kaboom") })
+	peer.send(2, "nobody", []any{})
+	peer.send(2, "two", []any{1})
+	peer.send(2, "fails", []any{})
+	peer.send(2, "panics", []any{})
+	peer.send(0, 9, "echo", []any{"only this"})
+	if resp := peer.read(); len(resp) != 4 || resp[0] != int64(1) || resp[1] != int64(9) || resp[2] != nil || resp[3] != "only this" {
+		t.Fatalf("first message after four failing notifications: %v", resp)
+	}
+	for _, want := range []string{
+		`notification "nobody": no handler`,
+		`notification "two": Wrong number of arguments: expecting 2 but got 1`,
+		`notification "fails": it failed`,
+		`notification "panics": mpkrpc: handler panics panicked: kaboom`,
+	} {
+		select {
+		case err := <-reports:
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("report %q, want it to hold %q", err, want)
+			}
+		case <-ctxT(t).Done():
+			t.Fatalf("no report holding %q", want)
+		}
+	}
+}

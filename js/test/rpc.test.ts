@@ -210,7 +210,7 @@ describe("calls", () => {
     await client.close();
   });
 
-  test("msgids are u32: they wrap from 2^32-1 to 0 and skip ids still pending", async () => {
+  test("msgids are u32: they wrap from 2^32-1 to 1 (0 is left for msgid-0 answers) and skip ids still pending", async () => {
     const [a, b] = pipePair();
     const client = new Endpoint(a, { firstMsgid: 2 ** 32 - 1 });
     const peer = new Endpoint(b);
@@ -219,13 +219,13 @@ describe("calls", () => {
     peer.register("hold", () => new Promise<void>((r) => holds.push(r)));
     const p1 = client.call("hold");
     const p2 = client.call("hold");
-    // move the counter back onto the pending id 0 (the only way short of 2^32 calls): it is skipped
-    (client as unknown as { nextMsgid: number }).nextMsgid = 0;
+    // move the counter back onto the pending id 1 (the only way short of 2^32 calls): it is skipped
+    (client as unknown as { nextMsgid: number }).nextMsgid = 1;
     const p3 = client.call("hold");
     await new Promise((r) => setTimeout(r, 0));
     while (holds.length < 3) await new Promise((r) => setImmediate(r));
     for (const m of (a as unknown as { sent: Uint8Array[] }).sent.flatMap((bytes) => [...decodeMulti(bytes)])) ids.push((m as number[])[1]!);
-    assert.deepEqual(ids, [2 ** 32 - 1, 0, 1]);
+    assert.deepEqual(ids, [2 ** 32 - 1, 1, 2]);
     holds.forEach((h) => h());
     await Promise.all([p1, p2, p3]);
     await client.close();
@@ -334,7 +334,7 @@ describe("lifecycle", () => {
     const client = await connect({ port });
     const e = (await client.call("x").catch((x: unknown) => x)) as RpcConnectionError;
     assert.ok(e instanceof RpcConnectionError);
-    assert.match(e.message, /^x \(msgid 0\) got no reply: the peer closed the connection inside a message: input ends inside a value/);
+    assert.match(e.message, /^x \(msgid 1\) got no reply: the peer closed the connection inside a message: input ends inside a value/);
     assert.ok(e.cause instanceof DecodeError && e.cause.kind === "truncated");
     assert.ok((await client.closed) instanceof DecodeError);
   });
@@ -353,7 +353,7 @@ describe("lifecycle", () => {
     const port = await rawServer((socket) => socket.end());
     const client = await connect({ port });
     const e = (await client.call("x").catch((x: unknown) => x)) as RpcConnectionError;
-    assert.equal(e.message, "x (msgid 0) got no reply: the peer closed the connection (EOF)");
+    assert.equal(e.message, "x (msgid 1) got no reply: the peer closed the connection (EOF)");
     assert.equal(e.cause, undefined);
   });
 });
@@ -579,7 +579,7 @@ describe("memory under hostile input", () => {
     // maxDepth is raised so that the declared counts, not the depth, are what the bytes must not justify
     assert.equal(got.kind, "truncated", JSON.stringify(got));
     assert.equal(got.offset, 0);
-    assert.match(got.message, /^x \(msgid 0\) got no reply: /);
+    assert.match(got.message, /^x \(msgid 1\) got no reply: /);
   });
 
   test("a str 32 head declaring 4 GiB with the length limit lifted, followed by 8 MB: truncated at EOF, memory as the bytes", async () => {
@@ -603,7 +603,7 @@ describe("a hook that throws", () => {
     client.notify("unknown_one");
     const cause = (await server.closed) as Error;
     assert.equal(cause.message, "refusing unknown_one");
-    assert.match(((await pending) as Error).message, /never \(msgid 0\) got no reply: the peer closed the connection \(EOF\)/);
+    assert.match(((await pending) as Error).message, /never \(msgid 1\) got no reply: the peer closed the connection \(EOF\)/);
   });
 });
 
@@ -621,4 +621,106 @@ test("an onNotificationError that throws for an async handler's rejection ends t
   client.notify("fails");
   assert.equal(((await server.closed) as Error).message, "hook saw: handler failed");
   await client.closed;
+});
+
+describe("writes", () => {
+  test("the messages of one turn go out in one write, whole and in order; close() flushes what was sent before it", async () => {
+    const [a, b] = pipePair();
+    const sent = (a as unknown as { sent: Uint8Array[] }).sent;
+    const client = new Endpoint(a);
+    const server = new Endpoint(b);
+    const notes: unknown[] = [];
+    server.register("note", (x: unknown) => void notes.push(x));
+    server.register("echo", (x: unknown) => x);
+    client.notify("note", 1);
+    const call = client.call("echo", "two");
+    client.notify("note", 3);
+    assert.equal(sent.length, 0, "nothing is written before the turn ends");
+    assert.equal(await call, "two");
+    assert.equal(sent.length, 1, "one write for the turn's three messages");
+    assert.deepEqual([...decodeMulti(sent[0]!)], [[2, "note", [1]], [0, 1, "echo", ["two"]], [2, "note", [3]]]);
+    assert.deepEqual(notes, [1, 3]);
+    // a notification sent in the same turn as close() still reaches the peer, before its EOF
+    client.notify("note", "last");
+    await client.close();
+    assert.equal(await server.closed, undefined);
+    assert.deepEqual(notes, [1, 3, "last"]);
+    assert.deepEqual([...decodeMulti(sent[1]!)], [[2, "note", ["last"]]]);
+  });
+});
+
+describe("user streams", () => {
+  test("duplexTransport and streamTransport: two endpoints over a pair of Node streams call, notify and call back; close() is EOF on the other side", async () => {
+    const { Duplex, PassThrough } = await import("node:stream");
+    const { duplexTransport, streamTransport } = await import("../src/rpc/node.js");
+    const there = new PassThrough();
+    const back = new PassThrough();
+    const a = new Endpoint(duplexTransport(Duplex.from({ readable: back, writable: there } as unknown as Parameters<typeof Duplex.from>[0])));
+    const b = new Endpoint(streamTransport(there, back));
+    const seen: unknown[] = [];
+    a.register("name", () => "a");
+    b.register("seen", (x: unknown) => void seen.push(x));
+    b.register("greet", async (who: string) => `hello ${who} from ${String(await b.call("name"))}`);
+    a.notify("seen", new Uint8Array([1, 2, 3]));
+    assert.deepEqual(await Promise.all([a.call("greet", "you"), a.call("greet", "me")]), ["hello you from a", "hello me from a"]);
+    assert.deepEqual(seen, [new Uint8Array([1, 2, 3])]);
+    await a.close();
+    assert.equal(await b.closed, undefined);
+  });
+});
+
+test("a notification is never answered: unknown method, wrong arity, a throwing or rejecting handler go to the hooks, and the next message out is the reply to the next request", async () => {
+  const [raw, b] = pipePair();
+  const got: unknown[] = [];
+  raw.start((bytes) => got.push(...decodeMulti(bytes)), () => undefined);
+  const unhandled: unknown[] = [];
+  const failed: unknown[] = [];
+  let rejected!: () => void;
+  const rejection = new Promise<void>((r) => (rejected = r));
+  const server = new Endpoint(b, {
+    onUnhandledNotification: (method, params) => void unhandled.push([method, params]),
+    onNotificationError: (e, method) => {
+      failed.push([method, (e as Error).message]);
+      if (method === "rejects") rejected();
+    },
+  });
+  server.register("two", (x: number, y: number) => x + y, { arity: 2 });
+  server.register("throws", () => {
+    throw new Error("thrown");
+  });
+  server.register("rejects", async () => {
+    throw new Error("rejected");
+  });
+  server.register("echo", (x: unknown) => x);
+  for (const m of [[2, "nobody", [1]], [2, "two", [1]], [2, "throws", []], [2, "rejects", []]]) raw.write(encode(m));
+  await rejection;
+  raw.write(encode([0, 9, "echo", ["only this"]]));
+  while (got.length < 1) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, [[1, 9, null, "only this"]]);
+  assert.deepEqual(unhandled, [["nobody", [1]], ["two", [1]]]);
+  assert.deepEqual(failed, [["throws", "thrown"], ["rejects", "rejected"]]);
+  assert.equal(server.isClosed, false);
+  await server.close();
+});
+
+test("msgid 0 is never a call's: a peer's msgid-0 answer (to a message it found invalid) is not taken as the reply of a pending call", async () => {
+  const [a, raw] = pipePair();
+  const requests: unknown[][] = [];
+  raw.start((bytes) => requests.push(...(decodeMulti(bytes) as Iterable<unknown[]>)), () => undefined);
+  const client = new Endpoint(a, { firstMsgid: 2 ** 32 - 1 });
+  const calls = [client.call("x"), client.call("y")];
+  while (requests.length < 2) await new Promise((r) => setImmediate(r));
+  // the ids wrap from 2^32-1 past 0
+  assert.deepEqual(requests.map((m) => m[1]), [2 ** 32 - 1, 1]);
+  raw.write(encode([1, 0, [1, "invalid message: something else"], null]));
+  raw.write(encode([1, 1, null, "y's reply"]));
+  raw.write(encode([1, 2 ** 32 - 1, null, "x's reply"]));
+  assert.deepEqual(await Promise.all(calls), ["x's reply", "y's reply"]);
+  assert.equal(client.discardedResponses, 1);
+  const fresh = new Endpoint(pipePair()[0]);
+  fresh.call("z").catch(() => undefined);
+  await new Promise((r) => setImmediate(r));
+  assert.equal((decodeMulti((fresh as unknown as { transport: { sent: Uint8Array[] } }).transport.sent[0]!).next().value as unknown[])[1], 1, "msgids start at 1");
+  await client.close();
+  await fresh.close();
 });

@@ -168,7 +168,7 @@ test("a browser endpoint over a WebSocket: calls, pipelining, callbacks, notific
     assert.equal(out.callback, 42.5);
     assert.deepEqual(out.bin, [1, 2, 255]);
     assert.deepEqual(out.error, [true, [0, "Invalid method: nope"]]);
-    assert.deepEqual(out.text, ["RpcConnectionError", "send_text (msgid 0) got no reply: the connection failed: the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"]);
+    assert.deepEqual(out.text, ["RpcConnectionError", "send_text (msgid 1) got no reply: the connection failed: the WebSocket peer sent a text frame; MessagePack-RPC needs binary frames"]);
     // the page closed its endpoints: the server side sees the end
     assert.equal(await firstEndpoint!.closed, undefined);
     assert.deepEqual(notes, ["from the page"]);

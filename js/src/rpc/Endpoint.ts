@@ -47,7 +47,10 @@ export interface EndpointOptions {
   onUnhandledNotification?: (method: string, params: unknown[]) => void;
   /** Called with an error a notification handler threw (default: ignored, as notifications have no reply). */
   onNotificationError?: (error: unknown, method: string) => void;
-  /** The first msgid this endpoint uses (default 0); ids then count up, wrapping from 2^32-1 to 0. */
+  /**
+   * The first msgid this endpoint uses (default 1); ids then count up, wrapping from 2^32-1 to 1.
+   * 0 is never used: it is left for the msgid-0 answers peers give to messages they found invalid.
+   */
   firstMsgid?: number;
 }
 
@@ -105,7 +108,7 @@ export class Endpoint {
       ...(extensions ? { extensions } : {}),
     });
     this.utf8Raw = options.decoder?.utf8 === "raw";
-    const first = options.firstMsgid ?? 0;
+    const first = options.firstMsgid ?? 1;
     if (!Number.isInteger(first) || first < 0 || first >= MSGID_LIMIT) throw new RangeError("firstMsgid must be a u32");
     this.nextMsgid = first;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -203,9 +206,11 @@ export class Endpoint {
 
   private allocateMsgid(): number {
     // u32 ids, wrapping before 2^32; an id still waiting for its reply is skipped (with 2^32 calls
-    // pending there would be none left, which memory rules out long before)
+    // pending there would be none left, which memory rules out long before), and so is 0: a peer
+    // answers a message it found invalid with msgid 0 (as mpk's endpoints and Neovim do), and that
+    // answer must not settle a call of ours
     let id = this.nextMsgid;
-    while (this.pending.has(id)) id = (id + 1) % MSGID_LIMIT;
+    while (id === 0 || this.pending.has(id)) id = (id + 1) % MSGID_LIMIT;
     this.nextMsgid = (id + 1) % MSGID_LIMIT;
     return id;
   }
