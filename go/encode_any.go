@@ -128,6 +128,9 @@ func (e *encodeState) appendLeafOrAny(b []byte, v any) []byte {
 // the swaps cost no GC write barriers (sorting the pairs themselves spent half of Marshal's time
 // on twitter.json in them, CPU profile). A map of one pair needs no sort.
 func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
+	if e.flags&flagUnsorted != 0 {
+		return e.appendStringMapUnsorted(b, m)
+	}
 	b = AppendMapHeader(b, uint32(len(m)))
 	if !e.enterNested() {
 		e.depth--
@@ -141,32 +144,112 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 		e.depth--
 		return b
 	}
-	start := len(e.pairs)
+	// gathered in locals, stored back once (each append to e's fields stored e's slice header)
+	allPairs, allOrder := e.pairs, e.order
+	start := len(allPairs)
 	for k, v := range m {
-		e.pairs = append(e.pairs, anyPair{k, v})
-		e.order = append(e.order, int32(len(e.order)-start))
+		allOrder = append(allOrder, keyOrder{keyPrefix(k), int32(len(allPairs) - start)})
+		allPairs = append(allPairs, anyPair{k, v})
 	}
-	pairs := e.pairs[start:]
-	order := e.order[start:]
-	sortPairOrder(order, pairs)
-	for _, i := range order {
-		p := &pairs[i]
+	e.pairs, e.order = allPairs, allOrder
+	pairs := allPairs[start:]
+	order := allOrder[start:]
+	sortKeyOrder(order, pairs)
+	for _, o := range order {
+		p := &pairs[o.i]
 		b = appendStringGrow(b, p.k)
 		if cap(b)-len(b) < 16 {
 			b = growDouble(b, 16)
 		}
 		b = e.appendLeafOrAny(b, p.v)
 	}
-	clear(pairs) // keep no reference to the caller's data in the pooled state
+	// keep no reference to the caller's data in the pooled state (in e.pairs' current array:
+	// a nested map may have grown it)
+	clear(e.pairs[start:])
 	e.pairs = e.pairs[:start]
 	e.order = e.order[:start]
 	e.depth--
 	return b
 }
 
-// sortPairOrder sorts order by the keys of pairs it points at.
+// appendStringMapUnsorted appends a map[string]any in Go's iteration order
+// (EncodeOptions.UnsortedMapKeys): each pair is written as the range gives it, with no pair
+// stack and no sort. Measured against the sorted path on twitter.json as an `any` tree (go/bench,
+// same run): the sort and the gathering of pairs were about half of Marshal's time.
+func (e *encodeState) appendStringMapUnsorted(b []byte, m map[string]any) []byte {
+	b = AppendMapHeader(b, uint32(len(m)))
+	if !e.enterNested() {
+		e.depth--
+		return b
+	}
+	for k, v := range m {
+		b = appendStringGrow(b, k)
+		if cap(b)-len(b) < 16 {
+			b = growDouble(b, 16)
+		}
+		b = e.appendLeafOrAny(b, v)
+	}
+	e.depth--
+	return b
+}
+
+// sortPairOrder sorts order by the keys of pairs it points at: the portable form of
+// sortKeyOrder, which TestSortKeyOrder checks against it.
 func sortPairOrder(order []int32, pairs []anyPair) {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pairs[a].k, pairs[b].k) })
+}
+
+// keyOrder is one pair of a map being sorted: the first 8 bytes of its key as a big-endian
+// number (zero-padded) and the pair's index.
+type keyOrder struct {
+	pre uint64
+	i   int32
+}
+
+// keyPrefix is the first 8 bytes of k as a big-endian number, zero-padded. Two keys whose
+// prefixes differ are in the order of their prefixes; equal prefixes need the whole keys.
+func keyPrefix(k string) uint64 {
+	if len(k) >= 8 {
+		return uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (56 - 8*i)
+	}
+	return p
+}
+
+// sortKeyOrder sorts order by key, comparing the 8-byte prefixes as numbers and the strings
+// only when those are equal; maps of up to 16 pairs (most of a JSON document's) by insertion
+// sort, with no call per comparison. Why: sorting the keys was most of what Marshal of a
+// map-heavy `any` tree spent over the peers, which do not sort (twitter.json, CPU profile, go/bench
+// cmd/prof); sortPairOrder's comparison is a closure call and two string loads through the pairs.
+func sortKeyOrder(order []keyOrder, pairs []anyPair) {
+	if len(order) > 16 {
+		slices.SortFunc(order, func(a, b keyOrder) int {
+			if a.pre != b.pre {
+				if a.pre < b.pre {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(pairs[a.i].k, pairs[b.i].k)
+		})
+		return
+	}
+	for i := 1; i < len(order); i++ {
+		x := order[i]
+		j := i
+		for ; j > 0; j-- {
+			y := order[j-1]
+			if y.pre < x.pre || y.pre == x.pre && pairs[y.i].k < pairs[x.i].k {
+				break
+			}
+			order[j] = y
+		}
+		order[j] = x
+	}
 }
 
 // appendStringGrow is AppendString with growDouble's growth for long strings.
@@ -240,8 +323,12 @@ const (
 
 // marshalSmallTree returns v's encoding, or false when v is not such a small tree.
 func marshalSmallTree(v any) ([]byte, bool) {
-	switch v.(type) {
-	case []any, string, []byte:
+	switch x := v.(type) {
+	case []any:
+		if out, ok := marshalFlatArray(x); ok {
+			return out, true
+		}
+	case string, []byte:
 	default:
 		return nil, false
 	}
@@ -251,6 +338,45 @@ func marshalSmallTree(v any) ([]byte, bool) {
 		return nil, false
 	}
 	out := appendSmallTree(make([]byte, 0, n), v)
+	return out, true
+}
+
+// marshalFlatArray writes an array of at most 15 int64, float64, bool or nil leaves (no strings,
+// no nesting: the shape of Test1 and Test2) in one pass to size it and one to write it, each a
+// loop with the type switch written out, rather than smallTreeSize's and appendSmallTree's
+// recursive call per element. Measured with callgrind (go/bench cmd/prof, instructions per
+// Marshal): see bench/README.md.
+func marshalFlatArray(a []any) ([]byte, bool) {
+	if len(a) > 15 || a == nil {
+		return nil, false
+	}
+	n := 1
+	for _, x := range a {
+		switch x := x.(type) {
+		case int64:
+			n += intLen(x)
+		case float64:
+			n += 9
+		case bool, nil:
+			n++
+		default:
+			return nil, false
+		}
+	}
+	out := make([]byte, 1, n)
+	out[0] = 0x90 | byte(len(a))
+	for _, x := range a {
+		switch x := x.(type) {
+		case int64:
+			out = AppendInt(out, x)
+		case float64:
+			out = AppendFloat64(out, x)
+		case bool:
+			out = AppendBool(out, x)
+		default:
+			out = append(out, mNil)
+		}
+	}
 	return out, true
 }
 

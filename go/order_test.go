@@ -1,0 +1,166 @@
+package mpk
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+// orderValues are values whose maps go through each map path of the encoder: the `any` tree fast
+// path (appendStringMap, at the top and nested in []any), map[string]any as a struct field (its
+// type encoder), and the reflection map encoder for string, int and uint keys.
+func orderValues() map[string]any {
+	tree := map[string]any{}
+	for i := 0; i < 40; i++ {
+		tree[fmt.Sprintf("key%02d", i)] = []any{int64(i), map[string]any{"x": int64(i), "y": "v", "z": nil}}
+	}
+	type holder struct {
+		M map[string]any
+		S map[string]int
+		I map[int]string
+		U map[uint16]bool
+	}
+	h := holder{M: map[string]any{}, S: map[string]int{}, I: map[int]string{}, U: map[uint16]bool{}}
+	for i := 0; i < 30; i++ {
+		h.M[fmt.Sprint("m", i)] = float64(i) / 2
+		h.S[fmt.Sprint("s", i)] = i
+		h.I[i*7-100] = fmt.Sprint(i)
+		h.U[uint16(i*1000)] = i%2 == 0
+	}
+	return map[string]any{"tree": tree, "nested": []any{"a", tree}, "struct": h, "mapint": h.I}
+}
+
+// decodeLike decodes b into a fresh value of v's type.
+func decodeLike(t *testing.T, b []byte, v any) any {
+	t.Helper()
+	p := reflect.New(reflect.TypeOf(v))
+	if err := Unmarshal(b, p.Interface()); err != nil {
+		t.Fatalf("decode %x: %v", b, err)
+	}
+	return p.Elem().Interface()
+}
+
+// TestUnsortedMapKeys: UnsortedMapKeys changes only the order of pairs (the same length, and
+// the same value decoded), and it does drop the sort: over 50 calls some output differs from the
+// default's sorted bytes on every map path. With SortMapKeys too, the output is the sorted one.
+func TestUnsortedMapKeys(t *testing.T) {
+	for name, v := range orderValues() {
+		sorted, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := decodeLike(t, sorted, v)
+		differs := 0
+		for i := 0; i < 50; i++ {
+			b, err := EncodeOptions{UnsortedMapKeys: true}.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) != len(sorted) {
+				t.Fatalf("%s: %d bytes unsorted, %d sorted", name, len(b), len(sorted))
+			}
+			if !bytes.Equal(b, sorted) {
+				differs++
+			}
+			if got := decodeLike(t, b, v); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: unsorted decodes to %v, sorted to %v", name, got, want)
+			}
+			both, err := EncodeOptions{UnsortedMapKeys: true, SortMapKeys: true}.Marshal(v)
+			if err != nil || !bytes.Equal(both, sorted) {
+				t.Fatalf("%s: with SortMapKeys too: %x %v", name, both, err)
+			}
+		}
+		if differs == 0 {
+			t.Fatalf("%s: UnsortedMapKeys wrote the sorted bytes 50 times out of 50", name)
+		}
+	}
+}
+
+// TestUnsortedMapKeysEncoder: the option reaches the Encoder through SetOptions.
+func TestUnsortedMapKeysEncoder(t *testing.T) {
+	v := orderValues()["tree"]
+	sorted, _ := Marshal(v)
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	enc.SetOptions(EncodeOptions{UnsortedMapKeys: true})
+	differs := false
+	for i := 0; i < 50 && !differs; i++ {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		differs = !bytes.Equal(buf.Bytes(), sorted)
+	}
+	if !differs {
+		t.Fatal("the Encoder with UnsortedMapKeys wrote sorted bytes every time")
+	}
+}
+
+// TestDefaultMapOrderStable: by default string, int and uint keys are sorted, so the bytes are the
+// same on every call and in every process (a fixed encoding below), whatever Go's map order.
+func TestDefaultMapOrderStable(t *testing.T) {
+	for name, v := range orderValues() {
+		first, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			if b, _ := Marshal(v); !bytes.Equal(b, first) {
+				t.Fatalf("%s: two encodings by default", name)
+			}
+		}
+	}
+	v := map[string]any{"b": int64(1), "a": []any{map[string]any{"d": true, "c": nil}}, "": "e"}
+	b, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hex.EncodeToString(b), "83a0a165a1619182a163c0a164c3a16201"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	m := map[int]int{3: 1, -1: 2, 200: 3}
+	b, _ = Marshal(m)
+	if got, want := hex.EncodeToString(b), "83ff020301ccc803"; got != want {
+		t.Fatalf("map[int]int: got %s, want %s", got, want)
+	}
+}
+
+// TestSortKeyOrder: the prefix sort orders keys as sortPairOrder (strings.Compare) does, on both
+// of its paths (insertion sort up to 16 pairs, SortFunc above), with keys that share 8-byte
+// prefixes, are prefixes of one another, hold zero bytes or bytes over 0x7f, or are empty.
+func TestSortKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	alphabet := []byte{0, 1, 'a', 'b', 0x7f, 0x80, 0xff}
+	for round := 0; round < 2000; round++ {
+		n := r.Intn(40)
+		seen := map[string]bool{}
+		var pairs []anyPair
+		stem := string([]byte{'p', 'r', 'o', 'f', 'i', 'l', 'e', '_'})[:r.Intn(9)]
+		for len(pairs) < n {
+			b := []byte(stem)
+			for i := r.Intn(12); i > 0; i-- {
+				b = append(b, alphabet[r.Intn(len(alphabet))])
+			}
+			if k := string(b); !seen[k] {
+				seen[k] = true
+				pairs = append(pairs, anyPair{k, nil})
+			}
+		}
+		want := make([]int32, n)
+		got := make([]keyOrder, n)
+		for i := range pairs {
+			want[i] = int32(i)
+			got[i] = keyOrder{keyPrefix(pairs[i].k), int32(i)}
+		}
+		sortPairOrder(want, pairs)
+		sortKeyOrder(got, pairs)
+		for i := range want {
+			if got[i].i != want[i] {
+				t.Fatalf("round %d: position %d has %q, want %q", round, i, pairs[got[i].i].k, pairs[want[i]].k)
+			}
+		}
+	}
+}
