@@ -1,8 +1,10 @@
 package mpk
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
+	"math/rand"
 	"reflect"
 	"runtime"
 	"testing"
@@ -147,5 +149,41 @@ func TestNewAnyArray(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(50, func() { newAnyArray(3) }); allocs != 1 {
 		t.Fatalf("newAnyArray(3): %v allocations", allocs)
+	}
+}
+
+// TestFlatArrayDecode: decodeFlatArray gives what the general decoder gives for fixarrays of
+// one-byte values, with one allocation, and declines everything else (a wider value, bytes
+// after the array or missing, another head).
+func TestFlatArrayDecode(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	one := []byte{0x00, 0x01, 0x7f, 0xe0, 0xff, 0xc0, 0xc2, 0xc3}
+	for i := 0; i < 1000; i++ {
+		n := r.Intn(16)
+		data := []byte{0x90 | byte(n)}
+		for j := 0; j < n; j++ {
+			data = append(data, one[r.Intn(len(one))])
+		}
+		got, ok := decodeFlatArray(data)
+		var want any
+		if err := (DecodeOptions{}).Unmarshal(data, &want); err != nil || !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%x: %#v %v, general %#v %v", data, got, ok, want, err)
+		}
+	}
+	for _, h := range []string{"", "c0", "9201", "920102ff", "9201cc80", "92a0c0", "dc000101"} {
+		b, _ := hex.DecodeString(h)
+		if _, ok := decodeFlatArray(b); ok {
+			t.Fatalf("%s taken", h)
+		}
+	}
+	data := []byte{0x92, 0xff, 0xfe}
+	if n := testing.AllocsPerRun(50, func() { decodeFlatArray(data) }); n != 1 {
+		t.Fatalf("[-1,-2]: %v allocations", n)
+	}
+	// every small int has the static box of its value
+	for v := int64(smallIntMin); v < smallIntMin+int64(len(smallInts)); v++ {
+		if x := smallInt(v); x != v {
+			t.Fatalf("smallInt(%d) = %v", v, x)
+		}
 	}
 }
