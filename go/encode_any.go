@@ -2,6 +2,7 @@ package mpk
 
 import (
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -221,34 +222,73 @@ func keyPrefix(k string) uint64 {
 }
 
 // sortKeyOrder sorts order by key, comparing the 8-byte prefixes as numbers and the strings
-// only when those are equal; maps of up to 16 pairs (most of a JSON document's) by insertion
-// sort, with no call per comparison. Why: sorting the keys was most of what Marshal of a
-// map-heavy `any` tree spent over the peers, which do not sort (twitter.json, CPU profile, go/bench
-// cmd/prof); sortPairOrder's comparison is a closure call and two string loads through the pairs.
+// only when those are equal, with no call per comparison: a quicksort (median of three, Hoare's
+// partition) down to 16 pairs, then insertion sort; a run that goes deeper than twice the log of
+// its length finishes by slices.SortFunc, so the worst case stays n log n. Why: sorting the keys
+// was most of what Marshal of a map-heavy `any` tree spent over the peers, which do not sort.
+// Measured (callgrind, go/bench cmd/prof, instructions per Marshal of twitter.json as `any`):
+// slices.SortFunc over the pairs with a strings.Compare closure took about 3 of 8.5 million
+// (most maps there have 20 to 40 keys); see bench/README.md for after.
 func sortKeyOrder(order []keyOrder, pairs []anyPair) {
-	if len(order) > 16 {
-		slices.SortFunc(order, func(a, b keyOrder) int {
-			if a.pre != b.pre {
-				if a.pre < b.pre {
+	quickSortKeys(order, pairs, 2*bits.Len(uint(len(order))))
+}
+
+// keyLess reports whether a's key sorts before b's.
+func keyLess(a, b keyOrder, pairs []anyPair) bool {
+	return a.pre < b.pre || a.pre == b.pre && pairs[a.i].k < pairs[b.i].k
+}
+
+func quickSortKeys(o []keyOrder, pairs []anyPair, budget int) {
+	for len(o) > 16 {
+		if budget == 0 {
+			slices.SortFunc(o, func(a, b keyOrder) int {
+				if keyLess(a, b, pairs) {
 					return -1
 				}
-				return 1
+				return 1 // the keys of a map are distinct
+			})
+			return
+		}
+		budget--
+		n := len(o)
+		m := n / 2
+		if keyLess(o[m], o[0], pairs) {
+			o[m], o[0] = o[0], o[m]
+		}
+		if keyLess(o[n-1], o[m], pairs) {
+			o[n-1], o[m] = o[m], o[n-1]
+			if keyLess(o[m], o[0], pairs) {
+				o[m], o[0] = o[0], o[m]
 			}
-			return strings.Compare(pairs[a.i].k, pairs[b.i].k)
-		})
-		return
-	}
-	for i := 1; i < len(order); i++ {
-		x := order[i]
-		j := i
-		for ; j > 0; j-- {
-			y := order[j-1]
-			if y.pre < x.pre || y.pre == x.pre && pairs[y.i].k < pairs[x.i].k {
+		}
+		pivot := o[m]
+		i, j := -1, n
+		for {
+			for i++; keyLess(o[i], pivot, pairs); i++ {
+			}
+			for j--; keyLess(pivot, o[j], pairs); j-- {
+			}
+			if i >= j {
 				break
 			}
-			order[j] = y
+			o[i], o[j] = o[j], o[i]
 		}
-		order[j] = x
+		// o[:j+1] sorts before o[j+1:]; recurse into the shorter, loop on the longer
+		if j+1 < n-j-1 {
+			quickSortKeys(o[:j+1], pairs, budget)
+			o = o[j+1:]
+		} else {
+			quickSortKeys(o[j+1:], pairs, budget)
+			o = o[:j+1]
+		}
+	}
+	for i := 1; i < len(o); i++ {
+		x := o[i]
+		j := i
+		for ; j > 0 && keyLess(x, o[j-1], pairs); j-- {
+			o[j] = o[j-1]
+		}
+		o[j] = x
 	}
 }
 
