@@ -125,6 +125,9 @@ type encodeState struct {
 
 	pairs []anyPair  // the sort stack of encodeStringMap
 	order []keyOrder // and its order
+
+	shapes     keyShapes // the key lists of sorted maps (see keyShapes)
+	shapesUsed bool
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.
@@ -165,6 +168,7 @@ func marshal(v any, flags codecFlags) ([]byte, error) {
 	if cap(e.pairs) > 4096 {
 		e.pairs, e.order = nil, nil
 	}
+	e.forgetShapes()
 	encodeStatePool.Put(e)
 	return out, err
 }

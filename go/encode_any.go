@@ -145,32 +145,101 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 		e.depth--
 		return b
 	}
-	// gathered in locals, stored back once (each append to e's fields stored e's slice header)
-	allPairs, allOrder := e.pairs, e.order
+	allPairs := e.pairs
 	start := len(allPairs)
-	for k, v := range m {
-		allOrder = append(allOrder, keyOrder{keyPrefix(k), int32(len(allPairs) - start)})
-		allPairs = append(allPairs, anyPair{k, v})
-	}
-	e.pairs, e.order = allPairs, allOrder
-	pairs := allPairs[start:]
-	order := allOrder[start:]
-	sortKeyOrder(order, pairs)
-	for _, o := range order {
-		p := &pairs[o.i]
-		b = appendStringGrow(b, p.k)
-		if cap(b)-len(b) < 16 {
-			b = growDouble(b, 16)
+	// A map with the key set of the last sorted map of its length (keyShapes) is written in that
+	// order, its values found by lookup, without the range and the sort.
+	shape := &e.shapes[len(m)&(len(e.shapes)-1)]
+	hit := len(shape.keys) == len(m)
+	if hit {
+		for _, k := range shape.keys {
+			v, ok := m[k]
+			if !ok {
+				hit = false
+				break
+			}
+			allPairs = append(allPairs, anyPair{k, v})
 		}
-		b = e.appendLeafOrAny(b, p.v)
+	}
+	if hit {
+		e.pairs = allPairs
+		for i := start; i < len(allPairs); i++ {
+			p := &allPairs[i]
+			b = appendStringGrow(b, p.k)
+			if cap(b)-len(b) < 16 {
+				b = growDouble(b, 16)
+			}
+			b = e.appendLeafOrAny(b, p.v)
+		}
+	} else {
+		clear(allPairs[start:])
+		allPairs = allPairs[:start]
+		// gathered in locals, stored back once (each append to e's fields stored e's slice header)
+		allOrder := e.order
+		ostart := len(allOrder)
+		for k, v := range m {
+			allOrder = append(allOrder, keyOrder{keyPrefix(k), int32(len(allPairs) - start)})
+			allPairs = append(allPairs, anyPair{k, v})
+		}
+		e.pairs, e.order = allPairs, allOrder
+		pairs := allPairs[start:]
+		order := allOrder[ostart:]
+		sortKeyOrder(order, pairs)
+		if len(m) <= keyShapeMax {
+			// remembered before the values are written: a nested map may reuse the entry
+			if cap(shape.keys) < len(m) {
+				shape.keys = make([]string, 0, len(m))
+			}
+			shape.keys = shape.keys[:0]
+			for _, o := range order {
+				shape.keys = append(shape.keys, pairs[o.i].k)
+			}
+			e.shapesUsed = true
+		}
+		for _, o := range order {
+			p := &pairs[o.i]
+			b = appendStringGrow(b, p.k)
+			if cap(b)-len(b) < 16 {
+				b = growDouble(b, 16)
+			}
+			b = e.appendLeafOrAny(b, p.v)
+		}
+		e.order = e.order[:ostart]
 	}
 	// keep no reference to the caller's data in the pooled state (in e.pairs' current array:
 	// a nested map may have grown it)
 	clear(e.pairs[start:])
 	e.pairs = e.pairs[:start]
-	e.order = e.order[:start]
 	e.depth--
 	return b
+}
+
+// keyShapes: the sorted key lists of the maps[string]any one Marshal has sorted, the last one of
+// each length (modulo the table's size), so that the next map with the same keys (the records of
+// a document: twitter.json's statuses and users) is written in that order by looking its values
+// up, with neither the range over the map nor the sort. A map whose length finds another key
+// set costs the lookups up to the first missing key (usually one), then takes the sort. The
+// lists hold the caller's strings: forgetShapes clears them before the state goes back to the
+// pool. Measured (callgrind, go/bench cmd/prof, instructions per Marshal of twitter.json as
+// `any`): see bench/README.md.
+type keyShapes [64]struct{ keys []string }
+
+// keyShapeMax: maps with more keys are not remembered.
+const keyShapeMax = 256
+
+// forgetShapes drops the remembered key lists (and so the caller's strings).
+func (e *encodeState) forgetShapes() {
+	if !e.shapesUsed {
+		return
+	}
+	for i := range e.shapes {
+		clear(e.shapes[i].keys)
+		if cap(e.shapes[i].keys) > 2*keyShapeMax {
+			e.shapes[i].keys = nil
+		}
+		e.shapes[i].keys = e.shapes[i].keys[:0]
+	}
+	e.shapesUsed = false
 }
 
 // appendStringMapUnsorted appends a map[string]any in Go's iteration order
@@ -356,8 +425,15 @@ func isAnyTree(v any) bool {
 // of the scratch buffer; an 8 KiB bin was copied twice (into the scratch buffer, then out).
 // After: [1,2] 491 (msgp 441), Test4 2907 (msgp 2779), the 8 KiB bin 2067 (msgp 1816). Writing
 // small ones on the stack and copying out took [1,2] to 633: worse, not kept.
+//
+// The walk that sizes a tree gives up at the node budget, and what it walked is lost: table16
+// (16 rows of 3, 65 nodes) spent 3680 of its 9466 instructions there before taking the general
+// path. The budget is 16 nodes now, and an array of more than smallTreeTop elements goes to the
+// general path without a walk (the pool and the copy out cost a few hundred instructions, a
+// walk of 16 nodes about 900).
 const (
-	smallTreeNodes = 64
+	smallTreeTop   = 8
+	smallTreeNodes = 16
 	smallTreeDepth = 8
 )
 
@@ -367,6 +443,9 @@ func marshalSmallTree(v any) ([]byte, bool) {
 	case []any:
 		if out, ok := marshalFlatArray(x); ok {
 			return out, true
+		}
+		if len(x) > smallTreeTop {
+			return nil, false
 		}
 	case string, []byte:
 	default:

@@ -170,3 +170,47 @@ func TestSortKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyShapes: maps written in a remembered key order (keyShapes) come out as reflection sorts
+// them, with shapes of one length that share keys alternating, a map nested in a map of its own
+// length (which takes the outer's entry while the outer is written), and maps that differ only
+// in their last key; afterwards the state keeps none of the keys.
+func TestKeyShapes(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	shapes := [][]string{{"a", "b", "c"}, {"a", "b", "d"}, {"b", "c", "d"}, {"x", "y"}, {"x", "z"}, {"profile_a", "profile_b", "profile_c"}}
+	var list []any
+	for i := 0; i < 300; i++ {
+		keys := shapes[r.Intn(len(shapes))]
+		m := map[string]any{}
+		for j, k := range keys {
+			m[k] = int64(i*10 + j)
+		}
+		if i%7 == 0 {
+			m[keys[0]] = map[string]any{"p": "q", "r": "s", "t": []any{map[string]any{"u": 1.5, "v": nil, "w": true}}}
+		}
+		list = append(list, m)
+	}
+	doc := map[string]any{"list": list, "a": list[:10], "b": nil}
+	got, err := Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	withReflection(func() { want, _ = Marshal(doc) })
+	if !bytes.Equal(got, want) {
+		t.Fatalf("remembered orders differ from reflection's sort")
+	}
+	e := &encodeState{}
+	e.buf = e.appendAny(nil, doc)
+	if !bytes.Equal(e.buf, want) || !e.shapesUsed {
+		t.Fatalf("appendAny differs, or remembered nothing")
+	}
+	e.forgetShapes()
+	for i := range e.shapes {
+		for _, k := range e.shapes[i].keys[:cap(e.shapes[i].keys)] {
+			if k != "" {
+				t.Fatalf("entry %d still holds %q", i, k)
+			}
+		}
+	}
+}
