@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -185,5 +186,30 @@ func TestFlatArrayDecode(t *testing.T) {
 		if x := smallInt(v); x != v {
 			t.Fatalf("smallInt(%d) = %v", v, x)
 		}
+	}
+}
+
+// TestKeyCache: map keys decoded through the key cache are the right strings, whether their slot
+// holds them, another key (keys that share their first and last 8 bytes, or their length and
+// ends), or nothing, and a cached key is given back without a new allocation.
+func TestKeyCache(t *testing.T) {
+	keys := []string{"", "a", "b", "ab", "ba", "abc", "abcd", "abdc", "dcba", "profile_x_color", "profile_y_color",
+		"205705993", "205705994", "305705993", "abcdefghXabcdefgh", "abcdefghYabcdefgh", strings.Repeat("k", 32)}
+	for i := 0; i < 2000; i++ {
+		keys = append(keys, fmt.Sprint(100000000+i*7919))
+	}
+	d := getDecodeState(nil, &defaultLimits, false, 0)
+	defer putDecodeState(d)
+	for round := 0; round < 3; round++ {
+		for _, k := range keys {
+			if got := d.key([]byte(k)); got != k {
+				t.Fatalf("key %q came back as %q", k, got)
+			}
+		}
+	}
+	b := []byte("205705993")
+	d.key(b)
+	if n := testing.AllocsPerRun(20, func() { d.key(b) }); n != 0 {
+		t.Fatalf("a cached key: %v allocations", n)
 	}
 }
