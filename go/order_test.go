@@ -177,7 +177,22 @@ func TestSortKeyOrder(t *testing.T) {
 // in their last key; afterwards the state keeps none of the keys.
 func TestKeyShapes(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
-	shapes := [][]string{{"a", "b", "c"}, {"a", "b", "d"}, {"b", "c", "d"}, {"x", "y"}, {"x", "z"}, {"profile_a", "profile_b", "profile_c"}}
+	// shapes of keyShapeMin keys and more, built from a few base sets
+	base := [][]string{{"a", "b", "c"}, {"a", "b", "d"}, {"b", "c", "d"}, {"x", "y", "z"}, {"profile_a", "profile_b", "profile_c"}}
+	var shapes [][]string
+	for _, b := range base {
+		for _, n := range []int{keyShapeMin, keyShapeMin + 1} {
+			var keys []string
+			for i := 0; len(keys) < n; i++ {
+				keys = append(keys, fmt.Sprint(b[i%len(b)], i/len(b)))
+			}
+			shapes = append(shapes, keys)
+		}
+	}
+	nested := map[string]any{}
+	for i := 0; i < keyShapeMin; i++ {
+		nested[fmt.Sprint("n", i)] = []any{map[string]any{"u": 1.5, "v": nil, "w": true}}
+	}
 	var list []any
 	for i := 0; i < 300; i++ {
 		keys := shapes[r.Intn(len(shapes))]
@@ -186,7 +201,7 @@ func TestKeyShapes(t *testing.T) {
 			m[k] = int64(i*10 + j)
 		}
 		if i%7 == 0 {
-			m[keys[0]] = map[string]any{"p": "q", "r": "s", "t": []any{map[string]any{"u": 1.5, "v": nil, "w": true}}}
+			m[keys[0]] = nested // a map of the same length inside
 		}
 		list = append(list, m)
 	}
@@ -202,7 +217,7 @@ func TestKeyShapes(t *testing.T) {
 	}
 	e := &encodeState{}
 	e.buf = e.appendAny(nil, doc)
-	if !bytes.Equal(e.buf, want) || !e.shapesUsed {
+	if !bytes.Equal(e.buf, want) || e.shapesUsed == 0 {
 		t.Fatalf("appendAny differs, or remembered nothing")
 	}
 	e.forgetShapes()
