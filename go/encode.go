@@ -127,7 +127,7 @@ type encodeState struct {
 	order []keyOrder // and its order
 
 	shapes     keyShapes // the key lists of sorted maps (see keyShapes)
-	shapesUsed uint64 // a bit per entry of shapes that holds keys
+	shapesUsed uint64    // a bit per entry of shapes that holds keys
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.
