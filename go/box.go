@@ -169,6 +169,23 @@ func newAnyArray(n int) (any, []any) {
 	return a, a
 }
 
+// anyArrayBytes is what newAnyArray(n) allocates, for the allocation budget.
+func anyArrayBytes(n uint64) uint64 {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 2:
+		return 24 + 2*16
+	case n <= 4:
+		return 24 + 4*16
+	case n <= 8:
+		return 24 + 8*16
+	case n <= 16:
+		return 24 + 16*16
+	}
+	return 16 * n
+}
+
 func boxedArray[E any](n int) (any, []any) {
 	p := new(arrayBox[E])
 	p.hdr = unsafe.Slice((*any)(unsafe.Pointer(&p.e)), n)

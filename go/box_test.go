@@ -148,6 +148,27 @@ func TestNewAnyArray(t *testing.T) {
 			}
 		}
 	}
+	// what the budget is charged covers what is allocated
+	for n := 1; n <= 40; n++ {
+		x, _ := newAnyArray(n)
+		var size uintptr
+		if n <= 16 {
+			size = reflect.TypeOf(arrayBox[[16]any]{}).Size() // the largest box
+			switch {
+			case n <= 2:
+				size = reflect.TypeOf(arrayBox[[2]any]{}).Size()
+			case n <= 4:
+				size = reflect.TypeOf(arrayBox[[4]any]{}).Size()
+			case n <= 8:
+				size = reflect.TypeOf(arrayBox[[8]any]{}).Size()
+			}
+		} else {
+			size = uintptr(16 * cap(x.([]any)))
+		}
+		if anyArrayBytes(uint64(n)) < uint64(size) {
+			t.Fatalf("n=%d: charged %d for %d bytes", n, anyArrayBytes(uint64(n)), size)
+		}
+	}
 	if allocs := testing.AllocsPerRun(50, func() { newAnyArray(3) }); allocs != 1 {
 		t.Fatalf("newAnyArray(3): %v allocations", allocs)
 	}

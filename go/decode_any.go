@@ -73,7 +73,7 @@ func (d *decodeState) decodeAny() (any, error) {
 		if d.tooMany() {
 			return nil, d.refuse(Truncated, h)
 		}
-		if err := d.charge(16*t.n, h); err != nil {
+		if err := d.charge(anyArrayBytes(t.n), h); err != nil {
 			return nil, err
 		}
 		x, a := newAnyArray(int(t.n))
