@@ -2,6 +2,7 @@ package mpk
 
 import (
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -128,6 +129,9 @@ func (e *encodeState) appendLeafOrAny(b []byte, v any) []byte {
 // the swaps cost no GC write barriers (sorting the pairs themselves spent half of Marshal's time
 // on twitter.json in them, CPU profile). A map of one pair needs no sort.
 func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
+	if e.flags&flagUnsorted != 0 {
+		return e.appendStringMapUnsorted(b, m)
+	}
 	b = AppendMapHeader(b, uint32(len(m)))
 	if !e.enterNested() {
 		e.depth--
@@ -141,32 +145,225 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 		e.depth--
 		return b
 	}
-	start := len(e.pairs)
-	for k, v := range m {
-		e.pairs = append(e.pairs, anyPair{k, v})
-		e.order = append(e.order, int32(len(e.order)-start))
-	}
-	pairs := e.pairs[start:]
-	order := e.order[start:]
-	sortPairOrder(order, pairs)
-	for _, i := range order {
-		p := &pairs[i]
-		b = appendStringGrow(b, p.k)
-		if cap(b)-len(b) < 16 {
-			b = growDouble(b, 16)
+	allPairs := e.pairs
+	start := len(allPairs)
+	// A map with the key set of the last sorted map of its length (keyShapes) is written in that
+	// order, its values found by lookup, without the range and the sort.
+	slot := len(m) & (len(e.shapes) - 1)
+	shape := &e.shapes[slot]
+	hit := len(m) >= keyShapeMin && len(shape.keys) == len(m)
+	if hit {
+		for _, k := range shape.keys {
+			v, ok := m[k]
+			if !ok {
+				hit = false
+				break
+			}
+			allPairs = append(allPairs, anyPair{k, v})
 		}
-		b = e.appendLeafOrAny(b, p.v)
 	}
-	clear(pairs) // keep no reference to the caller's data in the pooled state
+	if hit {
+		e.pairs = allPairs
+		for i := start; i < len(allPairs); i++ {
+			p := &allPairs[i]
+			b = appendStringGrow(b, p.k)
+			if cap(b)-len(b) < 16 {
+				b = growDouble(b, 16)
+			}
+			b = e.appendLeafOrAny(b, p.v)
+		}
+	} else {
+		clear(allPairs[start:])
+		allPairs = allPairs[:start]
+		// gathered in locals, stored back once (each append to e's fields stored e's slice header)
+		allOrder := e.order
+		ostart := len(allOrder)
+		for k, v := range m {
+			allOrder = append(allOrder, keyOrder{keyPrefix(k), int32(len(allPairs) - start)})
+			allPairs = append(allPairs, anyPair{k, v})
+		}
+		e.pairs, e.order = allPairs, allOrder
+		pairs := allPairs[start:]
+		order := allOrder[ostart:]
+		sortKeyOrder(order, pairs)
+		if len(m) >= keyShapeMin && len(m) <= keyShapeMax {
+			// remembered before the values are written: a nested map may reuse the entry
+			if cap(shape.keys) < len(m) {
+				shape.keys = make([]string, 0, len(m))
+			}
+			shape.keys = shape.keys[:0]
+			for _, o := range order {
+				shape.keys = append(shape.keys, pairs[o.i].k)
+			}
+			e.shapesUsed |= 1 << slot
+		}
+		for _, o := range order {
+			p := &pairs[o.i]
+			b = appendStringGrow(b, p.k)
+			if cap(b)-len(b) < 16 {
+				b = growDouble(b, 16)
+			}
+			b = e.appendLeafOrAny(b, p.v)
+		}
+		e.order = e.order[:ostart]
+	}
+	// keep no reference to the caller's data in the pooled state (in e.pairs' current array:
+	// a nested map may have grown it)
+	clear(e.pairs[start:])
 	e.pairs = e.pairs[:start]
-	e.order = e.order[:start]
 	e.depth--
 	return b
 }
 
-// sortPairOrder sorts order by the keys of pairs it points at.
+// keyShapes: the sorted key lists of the maps[string]any one Marshal has sorted, the last one of
+// each length (modulo the table's size), so that the next map with the same keys (the records of
+// a document: twitter.json's statuses and users) is written in that order by looking its values
+// up, with neither the range over the map nor the sort. A map whose length finds another key
+// set costs the lookups up to the first missing key (usually one), then takes the sort. The
+// lists hold the caller's strings: forgetShapes clears them before the state goes back to the
+// pool. Measured (callgrind, go/bench cmd/prof, instructions per Marshal of twitter.json as
+// `any`): see bench/README.md.
+type keyShapes [64]struct{ keys []string }
+
+// Maps of keyShapeMin to keyShapeMax keys are remembered. Below, the range and the insertion sort
+// cost less than a lookup per key, and remembering costs what it saves when no other map has
+// the keys (the seed's Product as `any`: 3517 instructions per Marshal, 3776 remembering its map
+// of 5 keys).
+const (
+	keyShapeMin = 12
+	keyShapeMax = 256
+)
+
+// forgetShapes drops the remembered key lists (and so the caller's strings).
+func (e *encodeState) forgetShapes() {
+	for used := e.shapesUsed; used != 0; used &= used - 1 {
+		sh := &e.shapes[bits.TrailingZeros64(used)]
+		clear(sh.keys)
+		if cap(sh.keys) > 2*keyShapeMax {
+			sh.keys = nil
+		}
+		sh.keys = sh.keys[:0]
+	}
+	e.shapesUsed = 0
+}
+
+// appendStringMapUnsorted appends a map[string]any in Go's iteration order
+// (EncodeOptions.UnsortedMapKeys): each pair is written as the range gives it, with no pair
+// stack and no sort. Measured against the sorted path on twitter.json as an `any` tree (go/bench,
+// same run): the sort and the gathering of pairs were about half of Marshal's time.
+func (e *encodeState) appendStringMapUnsorted(b []byte, m map[string]any) []byte {
+	b = AppendMapHeader(b, uint32(len(m)))
+	if !e.enterNested() {
+		e.depth--
+		return b
+	}
+	for k, v := range m {
+		b = appendStringGrow(b, k)
+		if cap(b)-len(b) < 16 {
+			b = growDouble(b, 16)
+		}
+		b = e.appendLeafOrAny(b, v)
+	}
+	e.depth--
+	return b
+}
+
+// sortPairOrder sorts order by the keys of pairs it points at: the portable form of
+// sortKeyOrder, which TestSortKeyOrder checks against it.
 func sortPairOrder(order []int32, pairs []anyPair) {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pairs[a].k, pairs[b].k) })
+}
+
+// keyOrder is one pair of a map being sorted: the first 8 bytes of its key as a big-endian
+// number (zero-padded) and the pair's index.
+type keyOrder struct {
+	pre uint64
+	i   int32
+}
+
+// keyPrefix is the first 8 bytes of k as a big-endian number, zero-padded. Two keys whose
+// prefixes differ are in the order of their prefixes; equal prefixes need the whole keys.
+func keyPrefix(k string) uint64 {
+	if len(k) >= 8 {
+		return uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (56 - 8*i)
+	}
+	return p
+}
+
+// sortKeyOrder sorts order by key, comparing the 8-byte prefixes as numbers and the strings
+// only when those are equal, with no call per comparison: a quicksort (median of three, Hoare's
+// partition) down to 16 pairs, then insertion sort; a run that goes deeper than twice the log of
+// its length finishes by slices.SortFunc, so the worst case stays n log n. Why: sorting the keys
+// was most of what Marshal of a map-heavy `any` tree spent over the peers, which do not sort.
+// Measured (callgrind, go/bench cmd/prof, instructions per Marshal of twitter.json as `any`):
+// slices.SortFunc over the pairs with a strings.Compare closure took about 3 of 8.5 million
+// (most maps there have 20 to 40 keys); see bench/README.md for after.
+func sortKeyOrder(order []keyOrder, pairs []anyPair) {
+	quickSortKeys(order, pairs, 2*bits.Len(uint(len(order))))
+}
+
+// keyLess reports whether a's key sorts before b's.
+func keyLess(a, b keyOrder, pairs []anyPair) bool {
+	return a.pre < b.pre || a.pre == b.pre && pairs[a.i].k < pairs[b.i].k
+}
+
+func quickSortKeys(o []keyOrder, pairs []anyPair, budget int) {
+	for len(o) > 16 {
+		if budget == 0 {
+			slices.SortFunc(o, func(a, b keyOrder) int {
+				if keyLess(a, b, pairs) {
+					return -1
+				}
+				return 1 // the keys of a map are distinct
+			})
+			return
+		}
+		budget--
+		n := len(o)
+		m := n / 2
+		if keyLess(o[m], o[0], pairs) {
+			o[m], o[0] = o[0], o[m]
+		}
+		if keyLess(o[n-1], o[m], pairs) {
+			o[n-1], o[m] = o[m], o[n-1]
+			if keyLess(o[m], o[0], pairs) {
+				o[m], o[0] = o[0], o[m]
+			}
+		}
+		pivot := o[m]
+		i, j := -1, n
+		for {
+			for i++; keyLess(o[i], pivot, pairs); i++ {
+			}
+			for j--; keyLess(pivot, o[j], pairs); j-- {
+			}
+			if i >= j {
+				break
+			}
+			o[i], o[j] = o[j], o[i]
+		}
+		// o[:j+1] sorts before o[j+1:]; recurse into the shorter, loop on the longer
+		if j+1 < n-j-1 {
+			quickSortKeys(o[:j+1], pairs, budget)
+			o = o[j+1:]
+		} else {
+			quickSortKeys(o[j+1:], pairs, budget)
+			o = o[:j+1]
+		}
+	}
+	for i := 1; i < len(o); i++ {
+		x := o[i]
+		j := i
+		for ; j > 0 && keyLess(x, o[j-1], pairs); j-- {
+			o[j] = o[j-1]
+		}
+		o[j] = x
+	}
 }
 
 // appendStringGrow is AppendString with growDouble's growth for long strings.
@@ -233,15 +430,29 @@ func isAnyTree(v any) bool {
 // of the scratch buffer; an 8 KiB bin was copied twice (into the scratch buffer, then out).
 // After: [1,2] 491 (msgp 441), Test4 2907 (msgp 2779), the 8 KiB bin 2067 (msgp 1816). Writing
 // small ones on the stack and copying out took [1,2] to 633: worse, not kept.
+//
+// The walk that sizes a tree gives up at the node budget, and what it walked is lost: table16
+// (16 rows of 3, 65 nodes) spent 3680 of its 9466 instructions there before taking the general
+// path. The budget is 16 nodes now, and an array of more than smallTreeTop elements goes to the
+// general path without a walk (the pool and the copy out cost a few hundred instructions, a
+// walk of 16 nodes about 900).
 const (
-	smallTreeNodes = 64
+	smallTreeTop   = 8
+	smallTreeNodes = 16
 	smallTreeDepth = 8
 )
 
 // marshalSmallTree returns v's encoding, or false when v is not such a small tree.
 func marshalSmallTree(v any) ([]byte, bool) {
-	switch v.(type) {
-	case []any, string, []byte:
+	switch x := v.(type) {
+	case []any:
+		if out, ok := marshalFlatArray(x); ok {
+			return out, true
+		}
+		if len(x) > smallTreeTop {
+			return nil, false
+		}
+	case string, []byte:
 	default:
 		return nil, false
 	}
@@ -251,6 +462,45 @@ func marshalSmallTree(v any) ([]byte, bool) {
 		return nil, false
 	}
 	out := appendSmallTree(make([]byte, 0, n), v)
+	return out, true
+}
+
+// marshalFlatArray writes an array of at most 15 int64, float64, bool or nil leaves (no strings,
+// no nesting: the shape of Test1 and Test2) in one pass to size it and one to write it, each a
+// loop with the type switch written out, rather than smallTreeSize's and appendSmallTree's
+// recursive call per element. Measured with callgrind (go/bench cmd/prof, instructions per
+// Marshal): see bench/README.md.
+func marshalFlatArray(a []any) ([]byte, bool) {
+	if len(a) > 15 || a == nil {
+		return nil, false
+	}
+	n := 1
+	for _, x := range a {
+		switch x := x.(type) {
+		case int64:
+			n += intLen(x)
+		case float64:
+			n += 9
+		case bool, nil:
+			n++
+		default:
+			return nil, false
+		}
+	}
+	out := make([]byte, 1, n)
+	out[0] = 0x90 | byte(len(a))
+	for _, x := range a {
+		switch x := x.(type) {
+		case int64:
+			out = AppendInt(out, x)
+		case float64:
+			out = AppendFloat64(out, x)
+		case bool:
+			out = AppendBool(out, x)
+		default:
+			out = append(out, mNil)
+		}
+	}
 	return out, true
 }
 

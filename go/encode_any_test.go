@@ -177,3 +177,38 @@ func TestSmallTreeOneAllocation(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// TestFlatArray: marshalFlatArray writes what reflection writes for arrays of up to 15 ints,
+// floats, bools and nils, in one allocation of exactly its size, and declines anything else.
+func TestFlatArray(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	leaves := []func() any{
+		func() any { return int64(r.Intn(70) - 35) },
+		func() any { return int64(r.Uint64()) >> r.Intn(64) },
+		func() any { return -int64(r.Uint64() >> r.Intn(64)) },
+		func() any { return r.NormFloat64() },
+		func() any { return r.Intn(2) == 0 },
+		func() any { return nil },
+	}
+	for i := 0; i < 500; i++ {
+		a := make([]any, r.Intn(16))
+		for j := range a {
+			a[j] = leaves[r.Intn(len(leaves))]()
+		}
+		out, ok := marshalFlatArray(a)
+		var slow []byte
+		withReflection(func() { slow, _ = Marshal(a) })
+		if !ok || !bytes.Equal(out, slow) || len(out) != cap(out) {
+			t.Fatalf("%v: %x (cap %d, %v), reflection %x", a, out, cap(out), ok, slow)
+		}
+	}
+	for _, a := range [][]any{nil, make([]any, 16), {"s"}, {int64(1), []any{}}, {1}, {uint64(1)}} {
+		if _, ok := marshalFlatArray(a); ok {
+			t.Fatalf("%#v taken", a)
+		}
+	}
+	var x any = []any{int64(1), int64(2)}
+	if n := testing.AllocsPerRun(50, func() { Marshal(x) }); n != 1 {
+		t.Errorf("[1,2]: %v allocations", n)
+	}
+}

@@ -75,6 +75,7 @@ func MarshalAppend(b []byte, v any) ([]byte, error) {
 	e.encode(v)
 	out, err := e.buf, e.err
 	e.buf = saved[:0]
+	e.forgetShapes()
 	encodeStatePool.Put(e)
 	return out, err
 }

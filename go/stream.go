@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 )
 
 // A Decoder reads a stream of consecutive MessagePack values from an io.Reader. It buffers at most
@@ -22,6 +23,10 @@ type Decoder struct {
 	lim    Limits
 	flags  codecFlags
 	rerr   error // the reader's sticky error (io.EOF at the end)
+	// open: for each container whose head ReadArrayHeader or ReadMapHeader read, innermost
+	// last, how many values it still owes (a map owes two per pair); values read inside count
+	// their depth from len(open).
+	open []uint64
 }
 
 // streamScan is the resumable scan of the value at buf[start:]: how many bytes are known to
@@ -63,9 +68,11 @@ func (dec *Decoder) Decode(v any) error {
 	d.mapAny, d.copyStrings, d.base = dec.opts.MapAnyAny, dec.opts.CopyStrings, dec.offset
 	d.maxAlloc = allocBudget(dec.opts.MaxAlloc, n)
 	d.plain = d.plain && !dec.opts.MapAnyAny && !dec.opts.CopyStrings && dec.opts.MaxAlloc == 0
+	d.depth, d.startDepth = len(dec.open), len(dec.open)
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)
+	dec.took(0)
 	return err
 }
 
@@ -76,6 +83,102 @@ func (dec *Decoder) Skip() error {
 		return err
 	}
 	dec.consume(n)
+	dec.took(0)
+	return nil
+}
+
+// PeekType returns the family of the next value without reading it: it reads until the value's
+// first byte is buffered. It returns io.EOF when the stream ends between values outside any
+// container read by ReadArrayHeader or ReadMapHeader, a Truncated *DecodeError when it ends
+// inside one, and an InvalidByte *DecodeError for the byte 0xc1.
+func (dec *Decoder) PeekType() (Type, error) {
+	if err := dec.needByte(); err != nil {
+		return InvalidType, err
+	}
+	c := dec.buf[dec.start]
+	if c == mInvalid {
+		return InvalidType, &DecodeError{Kind: InvalidByte, Offset: dec.offset}
+	}
+	return headType[c], nil
+}
+
+// ReadArrayHeader reads the head of an array and returns its count; its elements follow, each
+// read by Decode, Skip or another header read. The count is checked against Limits.Array and the
+// depth against Limits.Depth (containers opened by header reads count), but not against the bytes
+// of the stream, which may still come: nothing is allocated for it. Another value (nil included:
+// see PeekType) is an *UnmarshalTypeError and is left unread.
+func (dec *Decoder) ReadArrayHeader() (int, error) {
+	return dec.readHeader(ArrayType)
+}
+
+// ReadMapHeader reads the head of a map and returns its count of pairs; its keys and values
+// follow, in turn, as for ReadArrayHeader (Limits.Map applies).
+func (dec *Decoder) ReadMapHeader() (int, error) {
+	return dec.readHeader(MapType)
+}
+
+var headerTypes = map[Type]reflect.Type{ArrayType: reflect.TypeFor[[]any](), MapType: reflect.TypeFor[map[any]any]()}
+
+func (dec *Decoder) readHeader(want Type) (int, error) {
+	typ, err := dec.PeekType()
+	if err != nil {
+		return 0, err
+	}
+	if typ != want {
+		return 0, &UnmarshalTypeError{Value: typ.String(), Type: headerTypes[want], Offset: dec.offset}
+	}
+	for {
+		r := reader{
+			data:     dec.buf[dec.start:dec.end],
+			depth:    len(dec.open),
+			lim:      dec.lim,
+			maxDepth: depthCap(dec.lim.Depth),
+			stream:   true,
+			base:     dec.offset,
+		}
+		t, err := r.head()
+		if err == nil {
+			dec.consume(r.off)
+			n := t.n
+			if t.t == MapType {
+				n *= 2
+			}
+			dec.took(n)
+			return int(t.n), nil
+		}
+		if de, ok := err.(*DecodeError); !ok || de.Kind != Truncated {
+			return 0, err
+		}
+		if dec.rerr != nil {
+			return 0, dec.endError()
+		}
+		dec.fill()
+	}
+}
+
+// took counts one value read at the current level: the innermost open container owes one fewer;
+// a container head just read (owing n values) is opened inside it; containers that owe nothing
+// more are closed.
+func (dec *Decoder) took(n uint64) {
+	if len(dec.open) > 0 {
+		dec.open[len(dec.open)-1]--
+	}
+	if n > 0 {
+		dec.open = append(dec.open, n)
+	}
+	for len(dec.open) > 0 && dec.open[len(dec.open)-1] == 0 {
+		dec.open = dec.open[:len(dec.open)-1]
+	}
+}
+
+// needByte reads until at least one byte is buffered, or reports why none will come.
+func (dec *Decoder) needByte() error {
+	for dec.start == dec.end {
+		if dec.rerr != nil {
+			return dec.endError()
+		}
+		dec.fill()
+	}
 	return nil
 }
 
@@ -114,7 +217,7 @@ func (dec *Decoder) next() (int, error) {
 		r := reader{
 			data:     dec.buf[dec.start:dec.end],
 			off:      s.pos,
-			depth:    len(s.owed),
+			depth:    len(dec.open) + len(s.owed),
 			lim:      dec.lim,
 			maxDepth: depthCap(dec.lim.Depth),
 			strict:   dec.opts.StrictUTF8,
@@ -152,7 +255,7 @@ func (dec *Decoder) next() (int, error) {
 				s.owed = s.owed[:len(s.owed)-1]
 			}
 			s.pos = r.off
-			r.depth = len(s.owed)
+			r.depth = len(dec.open) + len(s.owed)
 		}
 		if s.started && len(s.owed) == 0 {
 			return s.pos, nil
@@ -171,10 +274,14 @@ func (dec *Decoder) endError() error {
 		return dec.rerr
 	}
 	if dec.start == dec.end {
+		if len(dec.open) > 0 {
+			// inside a container read by a header read: the stream is cut short
+			return &DecodeError{Kind: Truncated, Offset: dec.offset}
+		}
 		return io.EOF
 	}
 	r := newReader(dec.buf[dec.start:dec.end], &dec.lim)
-	r.strict, r.base = dec.opts.StrictUTF8, dec.offset
+	r.strict, r.base, r.depth = dec.opts.StrictUTF8, dec.offset, len(dec.open)
 	if err := r.skip(); err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ func runCase(b *testing.B, c Case) {
 				}
 			})
 		}
+		if s.Unmarshal == nil {
+			continue
+		}
 		b.Run("unmarshal/"+s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(s.Input)))

@@ -19,23 +19,26 @@ func main() {
 	op := flag.String("op", "marshal", "marshal or unmarshal")
 	n := flag.Int("n", 100, "iterations")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	variant := flag.String("variant", "", "the case's variant (\"any\" for the `any` tree of a workload that also has a typed case, such as product)")
 	flag.Parse()
 	os.Setenv("MPK_BENCH_ONLY", *name)
 	os.Setenv("MPK_BENCH_NOCHECK", "1")
 	var cases []bench.Case
-	switch *name {
-	case "product":
+	switch {
+	case *variant != "":
+		cases, _ = bench.WorkloadCases()
+	case *name == "product":
 		cases = []bench.Case{bench.ProductCase()}
-	case "tweet":
+	case *name == "tweet":
 		cases = []bench.Case{bench.TweetCase()}
-	case "text_fields":
+	case *name == "text_fields":
 		c, _ := bench.TextCase()
 		cases = []bench.Case{c}
 	default:
 		cases, _ = bench.WorkloadCases()
 	}
 	for _, c := range cases {
-		if c.Name != *name || c.Variant != "" {
+		if c.Name != *name || c.Variant != *variant {
 			continue
 		}
 		for _, s := range c.Sides {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mpk
+
+const raceEnabled = false
