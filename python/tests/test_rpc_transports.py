@@ -146,3 +146,39 @@ def test_blocking_client(tmp_path):
             assert c.call("add", "a", "b") == "ab"
     finally:
         st.close()
+
+
+def test_blocking_client_shared_by_threads(tmp_path):
+    # The README says calls from several threads are serialised: each thread gets the reply to
+    # its own call, however the threads interleave (the server answers "slow" out of order).
+    st = ServerThread(tmp_path)
+    try:
+        with rpc.Client(("127.0.0.1", st.port)) as c:
+            wrong = []
+
+            def worker(t):
+                try:
+                    for i in range(100):
+                        if i % 10 == 0:
+                            got = c.call("slow", [t, i], 0.001)
+                            if got != [t, i]:
+                                wrong.append((t, i, got))
+                        else:
+                            got = c.call("add", t * 1000, i)
+                            if got != t * 1000 + i:
+                                wrong.append((t, i, got))
+                        if i % 25 == 0:
+                            c.notify("add", t, i)
+                except Exception as e:  # an exception in a thread is a wrong answer too
+                    wrong.append((t, repr(e)))
+
+            threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join(60)
+            assert not any(th.is_alive() for th in threads)
+            assert wrong == []
+            assert c.call("add", 20, 22) == 42
+    finally:
+        st.close()
