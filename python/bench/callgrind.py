@@ -1,6 +1,6 @@
-"""Instruction counts of mpk, msgspec and ormsgpack on the same calls, under valgrind's callgrind.
+"""Instruction counts of mpk, msgspec, ormsgpack (and orjson on the same value as JSON) on the same calls, under valgrind's callgrind.
 
-    python python/bench/callgrind.py [--calls N] [--only NAME] [--libs mpk,msgspec,ormsgpack]
+    python python/bench/callgrind.py [--calls N] [--only NAME] [--libs mpk,msgspec,ormsgpack,orjson]
 
 On a shared, loaded machine wall-clock medians move by 10-20% between runs; the number of
 instructions a call executes does not (it moves by well under 1% between runs), so this is how the
@@ -37,7 +37,17 @@ elif lib == "msgspec":
 elif lib == "ormsgpack":
     import ormsgpack
     pack, unpack = ormsgpack.packb, ormsgpack.unpackb
+elif lib == "orjson":
+    import orjson
+    pack, unpack = orjson.dumps, orjson.loads
 fn, arg = (pack, value) if direction == "pack" else (unpack, pack(value))
+if lib == "orjson" and direction == "unpack":
+    # the document's own JSON text when it is a file (as bench.py's orjson column reads it)
+    import os
+    path = os.path.join(bench.BENCH_DATA, name + ".json")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            arg = f.read()
 assert unpack(pack(value)) == value
 fn(arg)
 collections.deque(map(fn, itertools.repeat(arg, calls)), maxlen=0)
@@ -48,9 +58,9 @@ DATASETS = ["twitter", "citm_catalog", "int array (10k)", "tweet (one status)", 
             "bin array (16 x 64 KiB)"]
 
 
-def count(lib, name, direction, calls):
+def count(lib, name, direction, calls, keep=None):
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "cg.out")
+        out = os.path.join(keep or tmp, "cg-%s-%s-%s.out" % (lib, re.sub(r"\W+", "_", name), direction))
         code = CHILD.format(here=HERE, lib=lib, name=name, direction=direction, calls=calls)
         subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=deque_init",
                         "--callgrind-out-file=" + out, sys.executable, "-c", code],
@@ -67,6 +77,7 @@ def main():
     ap.add_argument("--only", action="append")
     ap.add_argument("--dir", choices=["pack", "unpack", "both"], default="both")
     ap.add_argument("--libs", default="mpk,msgspec,ormsgpack")
+    ap.add_argument("--keep", metavar="DIR", help="keep each cell's callgrind output in DIR (for callgrind_annotate)")
     args = ap.parse_args()
     libs = args.libs.split(",")
     dirs = ["pack", "unpack"] if args.dir == "both" else [args.dir]
@@ -77,7 +88,7 @@ def main():
         if args.only and not any(o in name for o in args.only):
             continue
         for d in dirs:
-            n = {lib: count(lib, name, d, args.calls) for lib in libs}
+            n = {lib: count(lib, name, d, args.calls, args.keep) for lib in libs}
             ratios = [f"{n[p] / n[libs[0]]:.2f}" for p in libs[1:]]
             print(f"| {name} | {d} | " + " | ".join(f"{n[lib]:,.0f}" for lib in libs) + " | " +
                   " | ".join(ratios) + " |", flush=True)

@@ -524,7 +524,7 @@ static int small_ints_init(void)
 
 /* Containers being filled are kept out of the collector's lists: a list or tuple is untracked as
  * soon as it is made, and a dict (which CPython tracks itself when a container goes into it) is
- * untracked again after each such insert (dict_fill_step). So a collection that runs meanwhile
+ * untracked again after each such insert (dict_fill_tracks). So a collection that runs meanwhile
  * (another thread, Python code of a hook or of the ExtType and Timestamp classes, an allocation on
  * 3.11) neither walks a half-built value nor finds one with gc.get_objects(), and the process's
  * collector is never switched off (earlier versions called PyGC_Disable for the decode, which
@@ -532,7 +532,9 @@ static int small_ints_init(void)
  * deallocators accept that).
  *
  * When complete, a container is tracked at once if a hook may see it (object_hook,
- * object_pairs_hook, list_hook) or the input is small; otherwise it is put on d->done and all are
+ * object_pairs_hook, list_hook), the input is small, or the interpreter is 3.12 or newer
+ * (MPKPY_DEFER_TRACKING in fast_paths.h: there a collection waits for the interpreter's next check
+ * anyway, so deferring only adds a pass); otherwise (3.11) it is put on d->done and all are
  * tracked when the whole value is built (finish_tracking). Why: on 3.11 a collection runs inside
  * the allocation that crosses the threshold (700), so containers tracked as they complete were
  * walked by young collections again and again during the decode. Measured with callgrind on 3.11
@@ -592,14 +594,11 @@ static void finish_tracking(mpkpy_decoder *d)
     d->defer = 0;
 }
 
-/* after an insert into a dict being filled: whether the key or value can hold references, in which
- * case CPython has just tracked the dict, and it is untracked again until complete */
-MPK__INLINE int dict_fill_step(PyObject *dict, PyObject *k, PyObject *v)
+/* before an insert into a dict being filled: whether the key or value can hold references, in which
+ * case CPython tracks the dict when it inserts them, and the caller untracks it again until complete */
+MPK__INLINE int dict_fill_tracks(PyObject *k, PyObject *v)
 {
-    if (LIKELY(!PyType_IS_GC(Py_TYPE(v))) && (PyUnicode_CheckExact(k) || !PyType_IS_GC(Py_TYPE(k))))
-        return 0;
-    PyObject_GC_UnTrack(dict);
-    return 1;
+    return !(LIKELY(!PyType_IS_GC(Py_TYPE(v))) && (PyUnicode_CheckExact(k) || !PyType_IS_GC(Py_TYPE(k))));
 }
 
 static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth);
@@ -876,7 +875,7 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
     }
     PyObject *dict = sized ? mpkpy_dict_presized(n) : PyDict_New();
     if (!dict) return NULL;
-    int holds_containers = 0; /* a fresh dict is untracked until one goes in (dict_fill_step) */
+    int holds_containers = 0; /* a fresh dict is untracked until one goes in (dict_fill_tracks) */
     for (Py_ssize_t i = 0; i < n; i++) {
         d->owed = base - 2 * i;
         PyObject *k = decode_key(d, depth + 1);
@@ -887,11 +886,12 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
             Py_DECREF(k);
             goto fail;
         }
-        int rc = mpkpy_dict_set(dict, k, v);
-        holds_containers |= dict_fill_step(dict, k, v);
-        Py_DECREF(k);
-        Py_DECREF(v);
-        if (UNLIKELY(rc < 0)) goto fail;
+        int tracks = dict_fill_tracks(k, v);
+        if (UNLIKELY(mpkpy_dict_set_steal(dict, k, v) < 0)) goto fail; /* k and v are the dict's now */
+        if (tracks) {
+            PyObject_GC_UnTrack(dict);
+            holds_containers = 1;
+        }
     }
     if (holds_containers) fill_end(d, dict);
     /* _PyDict_NewPresized gives a plain dict for up to 5 */
@@ -1044,7 +1044,7 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
     /* the containers being filled are untracked (fill_begin), and tracked when the value is
      * complete unless a hook may see them first: the collector stays as it is */
     const mpkpy_unpack_options *o = d->o;
-    d->defer = !o->object_hook && !o->object_pairs_hook && !o->list_hook;
+    d->defer = MPKPY_DEFER_TRACKING && !o->object_hook && !o->object_pairs_hook && !o->list_hook;
     d->done = d->done_inline;
     d->done_cap = MPKPY_DONE_INLINE;
     PyObject *r = decode_value(d, 0);

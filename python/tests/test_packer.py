@@ -226,6 +226,36 @@ class TestPackb:
         assert mpk.packb([1, 2]) == b"\x92\x01\x02"
         assert mpk.packb(b"\x06" * 9000) == msgpack.packb(b"\x06" * 9000)
 
+    def test_repeated_large_result_is_sized_once(self):
+        # packb sizes a large result's first object for the last large result: the second packb of
+        # the same value writes into one object of about its size (doubling from the scratch would
+        # end in a 1 MiB block for these 527 KB), and a much smaller result after it is cut down
+        import tracemalloc
+
+        value = ["s" * (i % 1024) for i in range(1024)]
+        first = mpk.packb(value)
+        tracemalloc.start()
+        try:
+            again = mpk.packb(value)
+            held, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert again == first == msgpack.packb(value)
+        assert peak < len(again) * 5 // 4 + 4096, (peak, len(again))
+        small = [b"\x07" * 20000]
+        tracemalloc.start()
+        try:
+            out = mpk.packb(small)
+            held, _ = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert out == msgpack.packb(small)
+        assert held < 2 * len(out) + 4096, (held, len(out))
+        # larger than the hint: grows past it as before
+        big = value + ["t" * 1000] * 600
+        assert mpk.packb(big) == msgpack.packb(big)
+        assert mpk.packb(value) == first
+
     def test_unknown_option(self):
         with pytest.raises(TypeError):
             mpk.packb(1, foo=1)

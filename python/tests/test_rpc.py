@@ -316,6 +316,51 @@ def test_max_handlers_bounds_running_requests():
     run(main())
 
 
+def test_queued_requests_answer_every_outcome():
+    """Requests that wait in the queue (max_handlers reached) are served later by the task path:
+    a plain function that raises, one that returns a value, one that returns an awaitable that
+    fails, and a coroutine that raises each get their own response, in order."""
+    async def main():
+        (ra, wa), (rb, wb) = await stream_pair()
+        a = rpc.Endpoint(ra, wa)
+        b = rpc.Endpoint(rb, wb, max_handlers=1)
+        gate = asyncio.Event()
+
+        @b.register("hold")
+        async def hold():
+            await gate.wait()
+            return "held"
+
+        async def later_fail():
+            raise KeyError("later")
+
+        async def co_fail(x):
+            raise ValueError(f"co {x}")
+
+        b.register("raise_now", lambda: 1 / 0)
+        b.register("value", lambda x: x * 2)
+        b.register("aw_fail", lambda: later_fail())
+        b.register("co_fail", co_fail)
+        held = asyncio.ensure_future(a.call("hold", timeout=20))
+        await until(lambda: b._running == 1)
+        # the coroutine queues first; the plain functions then queue behind it (a plain function
+        # runs at once only while nothing waits)
+        calls = [asyncio.ensure_future(a.call(*c, timeout=20))
+                 for c in (("co_fail", 3), ("raise_now",), ("value", 21), ("aw_fail",))]
+        await until(lambda: len(b._reqs) == 4)
+        gate.set()
+        results = await asyncio.gather(held, *calls, return_exceptions=True)
+        assert results[0] == "held" and results[3] == 42
+        assert isinstance(results[1], rpc.RPCError) and results[1].value == [0, "ValueError: co 3"]
+        assert isinstance(results[2], rpc.RPCError)
+        assert results[2].value == [0, "ZeroDivisionError: division by zero"]
+        assert isinstance(results[4], rpc.RPCError) and results[4].value == [0, "KeyError: 'later'"]
+        assert b._running == 0 and not b._reqs
+        a.close()
+        b.close()
+    run(main())
+
+
 def test_neovim_ext_handles_and_bin_as_str():
     async def main():
         a, b = await endpoint_pair(**rpc.neovim_options())

@@ -309,6 +309,15 @@ class Handlers:
         return self._m.get(name)
 
 
+async def _invoke(fn, params):
+    """fn(*params), awaited when it returns an awaitable (a coroutine handler, or a plain function
+    that returned one)."""
+    result = fn(*params)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
 def _exc_value(e):
     """The error value sent for a handler's exception."""
     if isinstance(e, Error):
@@ -859,17 +868,22 @@ class Endpoint(_Codec):
     def _task_done(self, t):
         self._tasks.discard(t)
 
+    async def _respond(self, msgid, aw):
+        """Answers request msgid with what the awaitable aw returns, or with the exception it
+        raises as the response's error value, then drains the writer. Cancellation propagates."""
+        try:
+            result = await aw
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the exception is the error value
+            self._write(self._pack_response(msgid, _exc_value(e), None))
+        else:
+            self._write(self._pack_response(msgid, None, result))
+        await self._drain()
+
     async def _finish(self, msgid, aw):
         try:
-            try:
-                result = await aw
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # noqa: BLE001
-                self._write(self._pack_response(msgid, _exc_value(e), None))
-            else:
-                self._write(self._pack_response(msgid, None, result))
-            await self._drain()
+            await self._respond(msgid, aw)
         finally:
             self._running -= 1
             self._poke()
@@ -897,17 +911,9 @@ class Endpoint(_Codec):
         if err is not None:
             self._write(self._pack_response(msgid, err, None))
             return
-        try:
-            result = h.fn(*params)
-            if inspect.isawaitable(result):
-                result = await result
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:  # noqa: BLE001
-            self._write(self._pack_response(msgid, _exc_value(e), None))
-        else:
-            self._write(self._pack_response(msgid, None, result))
-        await self._drain()
+        # _invoke runs the handler inside the awaitable, so an exception from the synchronous call
+        # itself (before any awaitable exists) is answered as an error value too
+        await self._respond(msgid, _invoke(h.fn, params))
 
     def _notify_sync(self, h, method, params):
         if h.arity_error(len(params)) is not None:
