@@ -131,20 +131,7 @@ MPK__INLINE PyObject *mpkpy_bytes_copy(const void *data, Py_ssize_t n)
 MPK__INLINE void mpkpy_copy_short(char *dst, const uint8_t *src, size_t n)
 {
 #ifndef MPKPY_PORTABLE
-    if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16) memcpy(dst + i, src + i, 16);
-        memcpy(dst + n - 16, src + n - 16, 16);
-    } else if (n >= 8) {
-        memcpy(dst, src, 8);
-        memcpy(dst + n - 8, src + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(dst, src, 4);
-        memcpy(dst + n - 4, src + n - 4, 4);
-    } else if (n > 0) {
-        dst[0] = (char)src[0];
-        dst[n / 2] = (char)src[n / 2];
-        dst[n - 1] = (char)src[n - 1];
-    }
+    mpk__copy_short(dst, src, n); /* c/include/mpk/common.h */
 #else
     memcpy(dst, src, n);
 #endif

@@ -89,6 +89,29 @@ MPK__INLINE void mpk__store16(uint8_t *p, uint16_t v) { v = (uint16_t)MPK__BE16(
 MPK__INLINE void mpk__store32(uint8_t *p, uint32_t v) { v = MPK__BE32(v); memcpy(p, &v, 4); }
 MPK__INLINE void mpk__store64(uint8_t *p, uint64_t v) { v = MPK__BE64(v); memcpy(p, &v, 8); }
 
+/* Copies n bytes with fixed-size moves: whole 16-byte moves, then the last 16 bytes overlapping the
+ * ones before (8-, 4-byte and single moves below 16), never reading past src + n nor writing past
+ * dst + n. For short strs in the extensions' hot paths: a memcpy of variable length there becomes
+ * `rep movsb`/`movsq`, slow to start (measured in python/ext/fast_paths.h and ruby/ext/mpk). */
+MPK__INLINE void mpk__copy_short(void *dst_, const void *src_, size_t n) {
+    uint8_t *dst = (uint8_t *)dst_;
+    const uint8_t *src = (const uint8_t *)src_;
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16) memcpy(dst + i, src + i, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + n - 4, src + n - 4, 4);
+    } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
+
 /* After a str/bin/ext payload, `next` is the following head and `stride` the bytes from this head
  * to it. A decoder cannot know where the head after next lies until it has read next, so long
  * payloads make a chain of cache and TLB misses; but values in a row are often alike, so the heads

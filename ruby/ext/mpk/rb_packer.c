@@ -406,27 +406,8 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up);
 
 static int enc_utf8, enc_usascii, enc_binary; /* encoding indexes, looked up once */
 
-/* Copies n <= 31 bytes with at most two fixed-size loads and stores per size class (the two
- * overlap when n is not a power of two), reading and writing only src[0..n) and dst[0..n). */
-static inline void copy_short(uint8_t *dst, const char *src, size_t n) {
-    if (n >= 16) {
-        memcpy(dst, src, 16);
-        memcpy(dst + n - 16, src + n - 16, 16);
-    } else if (n >= 8) {
-        memcpy(dst, src, 8);
-        memcpy(dst + n - 8, src + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(dst, src, 4);
-        memcpy(dst + n - 4, src + n - 4, 4);
-    } else if (n) {
-        dst[0] = (uint8_t)src[0];
-        dst[n / 2] = (uint8_t)src[n / 2];
-        dst[n - 1] = (uint8_t)src[n - 1];
-    }
-}
-
-/* Speed trick: a fixstr (up to 31 bytes: most keys and many values) written with copy_short's
- * fixed-size moves. The writer's mpk_write_str copies with a memcpy of variable length, which GCC
+/* Speed trick: a fixstr (up to 31 bytes: most keys and many values) written with mpk__copy_short's
+ * fixed-size moves (c/include/mpk/common.h). The writer's mpk_write_str copies with a memcpy of variable length, which GCC
  * turns into `rep movsb` here: a slow start on real CPUs, and one counted instruction per byte
  * under callgrind. twitter.json pack 3.66M -> 3.50M instructions a call (callgrind,
  * bench/icount.rb; msgpack-ruby 3.59M). Returns 0
@@ -436,7 +417,7 @@ static inline int write_fixstr(mpk_writer *w, const char *src, long len) {
     if (len > 31 || w->end - w->pos < 32) return 0;
     uint8_t *p = w->pos;
     p[0] = (uint8_t)(0xa0 | len);
-    copy_short(p + 1, src, (size_t)len);
+    mpk__copy_short(p + 1, src, (size_t)len);
     w->pos = p + 1 + len;
     return 1;
 }
