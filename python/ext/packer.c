@@ -38,6 +38,12 @@ typedef struct encoder {
     const encoder_options *o;
     const char *errors;
     int plain; /* str as UTF-8 with str 8 allowed, floats as float 64: put_small_scalar's bytes */
+    /* Where a failure is, filled in only while an error unwinds (see "Where a value failed"):
+     * `steps` is a list of path steps, innermost first (NULL until the first); `in_key` says the
+     * innermost failure was a map key; `foreign` that the error came from the user's code (a
+     * default hook), whose exception is given a note instead of a longer message. */
+    PyObject *steps;
+    int in_key, foreign;
 } encoder;
 
 /* ================================================================================================
@@ -225,6 +231,178 @@ static MPK__NOINLINE int stack_error(void)
     return -1;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Where a value failed. Each container level that sees a child fail adds one step to e->steps on
+ * its way out (an index `[3]`, or a key `['name']`), and encode_finish_error turns them into the
+ * path `$[3]['name']` once the error leaves the encoder. Nothing of it runs unless a value fails:
+ * the loops only call these on their error branch. Building a step never replaces the error
+ * being reported; if a step cannot be built (no memory), the path is left out.
+ * ----------------------------------------------------------------------------------------------*/
+
+static void add_step(encoder *e, PyObject *step)
+{
+    if (!step) return;
+    if (!e->steps) e->steps = PyList_New(0);
+    if (e->steps) (void)PyList_Append(e->steps, step);
+    Py_DECREF(step);
+}
+
+/* Describes a map key without running the user's code: str, int, float, bool, None and bytes keys
+ * by their repr (strs cut at 40 characters), any other key by its type. */
+static PyObject *key_step(PyObject *k)
+{
+    PyTypeObject *t = Py_TYPE(k);
+    if (t == &PyUnicode_Type && PyUnicode_GET_LENGTH(k) > 40) {
+        PyObject *head = PyUnicode_Substring(k, 0, 40);
+        if (!head) return NULL;
+        PyObject *step = PyUnicode_FromFormat("[%R...]", head);
+        Py_DECREF(head);
+        return step;
+    }
+    if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type ||
+        k == Py_None || (t == &PyBytes_Type && PyBytes_GET_SIZE(k) <= 40))
+        return PyUnicode_FromFormat("[%R]", k);
+    return PyUnicode_FromFormat("[<%s key>]", t->tp_name);
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define MPKPY_SAVE_ERROR PyObject *saved_ = PyErr_GetRaisedException()
+#define MPKPY_RESTORE_ERROR \
+    do { PyErr_Clear(); PyErr_SetRaisedException(saved_); } while (0)
+#else
+#define MPKPY_SAVE_ERROR \
+    PyObject *saved_type_, *saved_value_, *saved_tb_; PyErr_Fetch(&saved_type_, &saved_value_, &saved_tb_)
+#define MPKPY_RESTORE_ERROR \
+    do { PyErr_Clear(); PyErr_Restore(saved_type_, saved_value_, saved_tb_); } while (0)
+#endif
+
+/* The child at `index` of an array (k NULL), or the value of key k of a map, failed: -1. */
+static MPK__NOINLINE int fail_at(encoder *e, PyObject *k, Py_ssize_t index)
+{
+    MPKPY_SAVE_ERROR;
+    add_step(e, k ? key_step(k) : PyUnicode_FromFormat("[%zd]", index));
+    MPKPY_RESTORE_ERROR;
+    return -1;
+}
+
+/* A key of the map failed: the path ends at the map, and steps inside the key are dropped. -1. */
+static MPK__NOINLINE int fail_in_key(encoder *e)
+{
+    Py_CLEAR(e->steps);
+    e->in_key = 1;
+    return -1;
+}
+
+/* The value v, last returned by PyDict_Next(o, &pos, ...), failed. Its key is looked up again
+ * rather than held across the value's packing (a reference per value costs 2-4% of a map-heavy
+ * pack, measured with callgrind on 3.12): if a default hook changed the dict so that the entry
+ * before pos no longer holds v, the step is left out. -1. */
+static MPK__NOINLINE int fail_at_next(encoder *e, PyObject *o, Py_ssize_t pos, PyObject *v)
+{
+    Py_ssize_t at = pos - 1;
+    PyObject *k, *found;
+    if (at >= 0 && PyDict_Next(o, &at, &k, &found) && at == pos && found == v) return fail_at(e, k, 0);
+    return -1;
+}
+
+#ifdef MPKPY_DICT_ENTRIES
+/* The value of entry i of dict o failed. The key is read again from the entry, not held across
+ * the value's packing (a reference per value costs 2-4% of a map-heavy pack, measured with
+ * callgrind on 3.12): a default hook that changed the dict meanwhile leaves the step out. -1. */
+static MPK__NOINLINE int fail_at_entry(encoder *e, PyObject *o, const void *keys_before, const void *entries,
+                                       int general, Py_ssize_t i)
+{
+    if (((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL) return -1;
+    PyObject *k = general ? ((const mpkpy_general_entry *)entries)[i].key : ((const mpkpy_unicode_entry *)entries)[i].key;
+    return k ? fail_at(e, k, 0) : -1;
+}
+#endif
+
+/* The error leaves the encoder: an error of mpk's own gets the path in its message and as `.path`
+ * (`can not serialize 'set' object at $['a'][1]`; a failure of the value itself keeps
+ * msgpack-python's message); an error from the user's code, or one whose message is not a plain
+ * str (UnicodeEncodeError), keeps its message and gets a note naming the path. */
+static MPK__NOINLINE void encode_finish_error(encoder *e)
+{
+    PyObject *steps = e->steps;
+    int in_key = e->in_key, foreign = e->foreign;
+    e->steps = NULL;
+    e->in_key = e->foreign = 0;
+    if (!PyErr_Occurred()) {
+        Py_XDECREF(steps);
+        return;
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+#else
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (tb && exc) PyException_SetTraceback(exc, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+#endif
+    PyObject *path = NULL, *parts = NULL;
+    Py_ssize_t n = steps ? PyList_GET_SIZE(steps) : 0;
+    if (steps && PyList_Reverse(steps) < 0) goto done;
+    if (n > 24) { /* a cycle makes a path of 1,024 steps: show its two ends */
+        PyObject *head = PyList_GetSlice(steps, 0, 12), *tail = PyList_GetSlice(steps, n - 12, n);
+        PyObject *dots = PyUnicode_FromString("...");
+        parts = head && tail && dots ? PySequence_Concat(head, tail) : NULL;
+        if (parts && PyList_Insert(parts, 12, dots) < 0) Py_CLEAR(parts);
+        Py_XDECREF(head);
+        Py_XDECREF(tail);
+        Py_XDECREF(dots);
+        if (!parts) goto done;
+    } else {
+        parts = steps ? Py_NewRef(steps) : PyList_New(0);
+        if (!parts) goto done;
+    }
+    PyObject *sep = PyUnicode_FromString("");
+    PyObject *joined = sep ? PyUnicode_Join(sep, parts) : NULL;
+    Py_XDECREF(sep);
+    if (!joined) goto done;
+    path = PyUnicode_FromFormat("$%U", joined);
+    Py_DECREF(joined);
+    if (!path) goto done;
+    PyObject *t = (PyObject *)Py_TYPE(exc);
+    PyObject *args = PyObject_GetAttrString(exc, "args");
+    int own = !foreign && args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 && PyUnicode_CheckExact(PyTuple_GET_ITEM(args, 0)) &&
+              (t == PyExc_TypeError || t == PyExc_ValueError || t == PyExc_OverflowError || t == PyExc_RuntimeError);
+    if (own) {
+        if (n > 0 || in_key) {
+            /* msgpack-python's "recursion limit exceeded." loses its full stop before the path */
+            PyObject *text = PyTuple_GET_ITEM(args, 0), *msg = NULL;
+            Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+            if (len > 0 && PyUnicode_READ_CHAR(text, len - 1) == '.') text = PyUnicode_Substring(text, 0, len - 1);
+            else Py_INCREF(text);
+            if (text) msg = PyUnicode_FromFormat("%U%s at %U", text, in_key ? " in a map key" : "", path);
+            Py_XDECREF(text);
+            PyObject *new_args = msg ? PyTuple_Pack(1, msg) : NULL;
+            if (new_args && PyObject_SetAttrString(exc, "args", new_args) < 0) PyErr_Clear();
+            Py_XDECREF(msg);
+            Py_XDECREF(new_args);
+        }
+        if (PyObject_SetAttrString(exc, "path", path) < 0) PyErr_Clear();
+    } else if (n > 0 || in_key) {
+        PyObject *note = PyUnicode_FromFormat("while packing %s%U", in_key ? "a map key at " : "the value at ", path);
+        PyObject *r = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
+        Py_XDECREF(note);
+        Py_XDECREF(r);
+    }
+    Py_XDECREF(args);
+done:
+    PyErr_Clear();
+    Py_XDECREF(parts);
+    Py_XDECREF(path);
+    Py_XDECREF(steps);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+}
+
 /* Packs str, int and float inline (1), or returns 0 for anything else. These run no Python code,
  * so the caller need not hold a reference to the item while they run. */
 MPK__INLINE int pack_scalar(encoder *e, PyObject *o, int *rc)
@@ -374,7 +552,7 @@ static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n,
     }
     mpk_write_array(e->w, (uint32_t)n);
     for (Py_ssize_t i = 0; i < n; i++)
-        if (UNLIKELY(pack_obj(e, items[i], depth + 1) < 0)) return -1;
+        if (UNLIKELY(pack_obj(e, items[i], depth + 1) < 0)) return fail_at(e, NULL, i);
     return 0;
 }
 
@@ -454,7 +632,7 @@ static int pack_list(encoder *e, PyObject *o, int depth)
         else
             rc = pack_obj(e, item, depth + 1);
         Py_DECREF(item);
-        if (UNLIKELY(rc < 0)) return -1;
+        if (UNLIKELY(rc < 0)) return fail_at(e, NULL, i);
         p = w->pos;
         end = w->end;
     }
@@ -500,19 +678,21 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
             int rc;
             seen++;
             if (LIKELY(pack_scalar(e, k, &rc))) {
-                if (UNLIKELY(rc < 0)) return -1;
+                if (UNLIKELY(rc < 0)) return fail_in_key(e);
                 if (LIKELY(pack_scalar(e, v, &rc))) {
-                    if (UNLIKELY(rc < 0)) return -1;
+                    if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
                     continue;
                 }
                 Py_INCREF(v);
                 rc = pack_obj(e, v, depth + 1);
                 Py_DECREF(v);
+                if (UNLIKELY(rc < 0)) return fail_at_entry(e, o, keys_before, entries, general, i);
             } else {
                 Py_INCREF(k);
                 Py_INCREF(v);
                 rc = pack_obj(e, k, depth + 1);
-                if (rc == 0) rc = pack_obj(e, v, depth + 1);
+                if (rc < 0) rc = fail_in_key(e);
+                else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
                 Py_DECREF(k);
                 Py_DECREF(v);
             }
@@ -531,20 +711,22 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
         int rc;
         seen++;
         if (LIKELY(pack_scalar(e, k, &rc))) {
-            if (UNLIKELY(rc < 0)) return -1;
+            if (UNLIKELY(rc < 0)) return fail_in_key(e);
             if (LIKELY(pack_scalar(e, v, &rc))) {
-                if (UNLIKELY(rc < 0)) return -1;
+                if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
                 continue;
             }
             Py_INCREF(v);
             rc = pack_obj(e, v, depth + 1);
+            if (UNLIKELY(rc < 0)) rc = fail_at_next(e, o, pos, v);
             Py_DECREF(v);
         } else {
             /* hold both: packing the key may run a default hook that changes the dict */
             Py_INCREF(k);
             Py_INCREF(v);
             rc = pack_obj(e, k, depth + 1);
-            if (rc == 0) rc = pack_obj(e, v, depth + 1);
+            if (rc < 0) rc = fail_in_key(e);
+            else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
             Py_DECREF(k);
             Py_DECREF(v);
         }
@@ -585,7 +767,9 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth)
             goto fail;
         }
         int rc = pack_obj(e, PySequence_Fast_GET_ITEM(pair, 0), depth + 1);
-        if (rc == 0) rc = pack_obj(e, PySequence_Fast_GET_ITEM(pair, 1), depth + 1);
+        if (rc < 0) rc = fail_in_key(e);
+        else if ((rc = pack_obj(e, PySequence_Fast_GET_ITEM(pair, 1), depth + 1)) < 0)
+            rc = fail_at(e, PySequence_Fast_GET_ITEM(pair, 0), 0);
         Py_DECREF(pair);
         if (rc < 0) goto fail;
     }
@@ -803,7 +987,7 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
         }
         if (opt->extras) {
             PyObject *r = PyObject_CallFunction(mpkpy_extras_convert, "OI", o, opt->extras);
-            if (!r) { rc = -1; break; }
+            if (!r) { e->foreign = 1; rc = -1; break; }
             if (r != Py_NotImplemented) {
                 Py_XSETREF(converted, r);
                 o = r;
@@ -813,7 +997,7 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
         }
         if (opt->default_fn && !default_used) {
             PyObject *r = PyObject_CallOneArg(opt->default_fn, o);
-            if (!r) { rc = -1; break; }
+            if (!r) { e->foreign = 1; rc = -1; break; }
             default_used = 1;
             Py_XSETREF(converted, r);
             o = r;
@@ -837,7 +1021,7 @@ static MPK__NOINLINE int pack_uncommon(encoder *e, PyObject *o, int depth)
     int_overflow:
         if (opt->default_fn && !default_used) {
             PyObject *r = PyObject_CallOneArg(opt->default_fn, o);
-            if (!r) { rc = -1; break; }
+            if (!r) { e->foreign = 1; rc = -1; break; }
             default_used = 1;
             Py_XSETREF(converted, r);
             o = r;
@@ -952,6 +1136,8 @@ static int encoder_start(encoder *e, const encoder_options *o)
 {
     e->o = o;
     e->errors = NULL;
+    e->steps = NULL;
+    e->in_key = e->foreign = 0;
     if (o->unicode_errors) {
         e->errors = PyUnicode_AsUTF8(o->unicode_errors);
         if (!e->errors) return -1;
@@ -965,7 +1151,11 @@ static int encoder_start(encoder *e, const encoder_options *o)
 static int encode_top(encoder *e, PyObject *obj)
 {
     int rc = pack_obj(e, obj, 0);
-    return rc < 0 ? -1 : writer_ok(e);
+    if (UNLIKELY(rc < 0)) {
+        encode_finish_error(e);
+        return -1;
+    }
+    return writer_ok(e);
 }
 
 /* ================================================================================================
@@ -1360,6 +1550,7 @@ static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
     e.w = &self->w;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
+    if (rc < 0) encode_finish_error(&e);
     return finish_write(self, rc, mark);
 }
 
@@ -1384,6 +1575,8 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
     e.o = &self->opt;
     e.errors = NULL;
     e.plain = 0;
+    e.steps = NULL;
+    e.in_key = e.foreign = 0;
     int rc = pack_ext(&e, args[0], args[1]);
     return finish_write(self, rc, mark);
 }

@@ -148,14 +148,14 @@ class TestPackb:
             try:
                 return packb(value)
             except ValueError as e:
-                return str(e)
+                return str(e).split(" at $")[0].rstrip(".")  # mpk adds where the limit was met
 
         deep = leaf
         for levels in range(1, 1027):
             deep = wrap(deep)
             if levels >= 1022:
                 assert outcome(mpk.packb, deep) == outcome(msgpack.packb, deep), levels
-        assert outcome(mpk.packb, deep) == "recursion limit exceeded."
+        assert outcome(mpk.packb, deep) == "recursion limit exceeded"
 
     def test_nesting_limit(self):
         deep = []
