@@ -157,6 +157,9 @@ func marshal(v any, flags codecFlags) ([]byte, error) {
 	e.encode(v)
 	var out []byte
 	err := e.err
+	if err != nil {
+		err = withPath(err, v, flags)
+	}
 	if cap(e.buf) > scratchBufferMax {
 		if err == nil {
 			out = e.buf

@@ -119,13 +119,18 @@ func (e *InvalidUnmarshalError) Error() string {
 type UnsupportedTypeError struct {
 	Type   reflect.Type
 	Reason string // empty, or why
+	// Path says where Marshal met the value: "$" is the value given to Marshal, then one step
+	// per level — ".Field" for a struct field (its Go name), "[3]" for an element, `["key"]` for
+	// the value of a map key, and " (a map key)" after the step of a key that is itself refused:
+	// `$.Items[2].Attrs["color"]`. Empty from Unmarshal.
+	Path string
 }
 
 func (e *UnsupportedTypeError) Error() string {
 	if e.Reason != "" {
-		return "mpk: unsupported type " + e.Type.String() + ": " + e.Reason
+		return "mpk: unsupported type " + e.Type.String() + pathSuffix(e.Path) + ": " + e.Reason
 	}
-	return "mpk: unsupported type: " + e.Type.String()
+	return "mpk: unsupported type: " + e.Type.String() + pathSuffix(e.Path)
 }
 
 const opaqueReason = "a struct with only unexported fields would travel as an empty map; implement " +
@@ -137,20 +142,23 @@ const opaqueReason = "a struct with only unexported fields would travel as an em
 type InvalidTimestampError struct {
 	Sec  int64
 	Nsec uint32
+	Path string // where Marshal met it (see UnsupportedTypeError.Path); empty elsewhere
 }
 
 func (e *InvalidTimestampError) Error() string {
-	return "mpk: invalid timestamp: nsec " + strconv.FormatUint(uint64(e.Nsec), 10) + " is over 999999999"
+	return "mpk: invalid timestamp: nsec " + strconv.FormatUint(uint64(e.Nsec), 10) + " is over 999999999" +
+		pathSuffix(e.Path)
 }
 
 // A MarshalerError wraps an error returned by a Marshaler or an ext encoder.
 type MarshalerError struct {
 	Type reflect.Type
 	Err  error
+	Path string // where Marshal met it (see UnsupportedTypeError.Path)
 }
 
 func (e *MarshalerError) Error() string {
-	return "mpk: error calling MarshalMsgpack for type " + e.Type.String() + ": " + e.Err.Error()
+	return "mpk: error calling MarshalMsgpack for type " + e.Type.String() + pathSuffix(e.Path) + ": " + e.Err.Error()
 }
 
 // Unwrap returns the underlying error.

@@ -139,3 +139,15 @@ func ExampleRegisterExt() {
 	// 91c7092acb4035800000000000
 	// [{Degrees:21.5}]
 }
+
+func ExampleUnsupportedTypeError() {
+	_, err := mpk.Marshal(map[string]any{"user": map[string]any{"tags": []any{"a", make(chan int)}}})
+	fmt.Println(err)
+	var ute *mpk.UnsupportedTypeError
+	if errors.As(err, &ute) {
+		fmt.Println(ute.Type, ute.Path)
+	}
+	// Output:
+	// mpk: unsupported type: chan int at $["user"]["tags"][1]
+	// chan int $["user"]["tags"][1]
+}

@@ -339,7 +339,7 @@ func (enc *Encoder) Encode(v any) error {
 		enc.buf = nil
 	}
 	if e.err != nil {
-		return e.err
+		return withPath(e.err, v, enc.flags)
 	}
 	_, err := enc.w.Write(e.buf)
 	return err
