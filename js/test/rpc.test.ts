@@ -181,6 +181,8 @@ describe("calls", () => {
     assert.ok(error instanceof RpcTimeoutError);
     assert.equal(error.method, "slow");
     assert.equal(client.pendingCalls, 0);
+    // on a loaded machine the timeout may fire before the server has the request
+    while (!release) await new Promise((r) => setImmediate(r));
     release();
     // the echo's reply comes after the late one on the same connection
     assert.equal(await client.call("echo", "after"), "after");
@@ -229,6 +231,73 @@ describe("calls", () => {
     holds.forEach((h) => h());
     await Promise.all([p1, p2, p3]);
     await client.close();
+  });
+
+  test("a dropped call's msgid stays reserved until its late reply comes, so the late reply never settles a newer call", async () => {
+    const [a, b] = pipePair();
+    const client = new Endpoint(a, { firstMsgid: 5 });
+    const peer = new Endpoint(b);
+    const holds: Array<() => void> = [];
+    peer.register("hold", (x: unknown) => new Promise((r) => holds.push(() => r(x))));
+    const error = await client.callWith("hold", ["late"], { timeout: 5 }).catch((e: unknown) => e);
+    assert.ok(error instanceof RpcTimeoutError);
+    assert.equal(error.msgid, 5);
+    // move the counter back onto the dropped id (the only way short of 2^32 calls): it is skipped
+    (client as unknown as { nextMsgid: number }).nextMsgid = 5;
+    const fresh = client.call("hold", "fresh");
+    while (holds.length < 2) await new Promise((r) => setImmediate(r));
+    const ids = (a as unknown as { sent: Uint8Array[] }).sent.flatMap((bytes) => [...decodeMulti(bytes)]).map((m) => (m as number[])[1]);
+    assert.deepEqual(ids, [5, 6]);
+    holds[0]!(); // the late reply (msgid 5) arrives first: discarded, it must not settle the call of msgid 6
+    while (client.discardedResponses < 1) await new Promise((r) => setImmediate(r));
+    holds[1]!();
+    assert.equal(await fresh, "fresh");
+    // the late reply came: id 5 is free again
+    (client as unknown as { nextMsgid: number }).nextMsgid = 5;
+    const again = client.call("hold", "again");
+    while (holds.length < 3) await new Promise((r) => setImmediate(r));
+    const sent = (a as unknown as { sent: Uint8Array[] }).sent;
+    assert.equal((decode(sent[sent.length - 1]!) as number[])[1], 5);
+    holds[2]!();
+    assert.equal(await again, "again");
+    await client.close();
+  });
+
+  test("a msgid-0 error response goes to onPeerError, and its text is named when the connection then ends", async () => {
+    const [a, b] = pipePair();
+    const complaints: RpcError[] = [];
+    const client = new Endpoint(a, { onPeerError: (e) => void complaints.push(e) });
+    b.start(
+      () => {},
+      () => {},
+    );
+    const toClient = (bytes: Uint8Array) => b.write(bytes);
+    const pending = client.call("anything").catch((e: unknown) => e);
+    toClient(encode([1, 0, [1, "invalid message: you sent junk"], null]));
+    while (client.discardedResponses < 1) await new Promise((r) => setImmediate(r));
+    assert.equal(complaints.length, 1);
+    assert.ok(complaints[0] instanceof RpcError);
+    assert.equal(complaints[0].msgid, 0);
+    assert.deepEqual(complaints[0].value, [1, "invalid message: you sent junk"]);
+    assert.deepEqual(complaints[0].neovim, { type: 1, message: "invalid message: you sent junk" });
+    assert.equal(client.discardedResponses, 1);
+    assert.equal(client.isClosed, false);
+    b.close();
+    const error = await pending;
+    assert.ok(error instanceof RpcConnectionError);
+    assert.match(error.message, /the peer's last msgid-0 error: invalid message: you sent junk/);
+    // a msgid-0 response without an error is not a complaint
+    const [c, d] = pipePair();
+    const quiet: RpcError[] = [];
+    const other = new Endpoint(c, { onPeerError: (e) => void quiet.push(e) });
+    d.start(
+      () => {},
+      () => {},
+    );
+    d.write(encode([1, 0, null, "odd"]));
+    while (other.discardedResponses < 1) await new Promise((r) => setImmediate(r));
+    assert.equal(quiet.length, 0);
+    await other.close();
   });
 
   test("calls and notifications work over a Unix socket", async () => {

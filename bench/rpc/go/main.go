@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,12 @@ func main() {
 	workload := flag.String("workload", "", "run only this workload (rpc_seq_small, ...)")
 	cpuprofile := flag.String("cpuprofile", "", "write the client's CPU profile to this file")
 	memprofile := flag.String("memprofile", "", "write the client's allocation profile to this file")
+	traceFile := flag.String("trace", "", "write the client's execution trace (go tool trace) to this file")
 	flag.Parse()
+	if *traceFile != "" {
+		stop := startTrace(*traceFile)
+		defer stop()
+	}
 	if *memprofile != "" {
 		defer writeHeapProfile(*memprofile)
 	}
@@ -64,6 +70,10 @@ func main() {
 		}
 		if path := os.Getenv("RPCBENCH_SERVER_MEMPROFILE"); path != "" {
 			defer writeHeapProfile(path)
+		}
+		if path := os.Getenv("RPCBENCH_SERVER_TRACE"); path != "" {
+			stop := startTrace(path)
+			defer stop()
 		}
 		runServers()
 		return
@@ -562,6 +572,18 @@ func writeHeapProfile(path string) {
 	check(err)
 	check(pprof.Lookup("allocs").WriteTo(f, 0))
 	check(f.Close())
+}
+
+// startTrace starts the execution trace (where goroutines run, block and wake: go tool trace,
+// or go tool trace -pprof=sync|net|sched FILE for where they wait) and returns its stop.
+func startTrace(path string) func() {
+	f, err := os.Create(path)
+	check(err)
+	check(trace.Start(f))
+	return func() {
+		trace.Stop()
+		check(f.Close())
+	}
 }
 
 func check(err error) {

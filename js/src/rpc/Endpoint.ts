@@ -48,6 +48,14 @@ export interface EndpointOptions {
   /** Called with an error a notification handler threw (default: ignored, as notifications have no reply). */
   onNotificationError?: (error: unknown, method: string) => void;
   /**
+   * Called with a msgid-0 error response: the peer saying what it found wrong in something this
+   * endpoint sent (mpk's endpoints and Neovim answer a malformed message so). The RpcError has
+   * `msgid` 0, `method` "" and the peer's error `value`. Default: ignored (still counted in
+   * `discardedResponses`). Its text is also kept and named by the RpcConnectionError of calls
+   * pending if the connection then ends.
+   */
+  onPeerError?: (error: RpcError) => void;
+  /**
    * The first msgid this endpoint uses (default 1); ids then count up, wrapping from 2^32-1 to 1.
    * 0 is never used: it is left for the msgid-0 answers peers give to messages they found invalid.
    */
@@ -73,6 +81,14 @@ export class Endpoint {
   private readonly chunks: ChunkDecoder;
   private readonly handlers = new Map<string, { fn: Handler; arity: number | undefined }>();
   private readonly pending = new Map<number, Pending>();
+  /**
+   * msgids of calls dropped by a timeout or an abort whose reply has not come yet: kept reserved
+   * (allocateMsgid skips them) until the late reply arrives or the connection ends, so a late reply
+   * can never settle a newer call that reused the id.
+   */
+  private readonly abandoned = new Set<number>();
+  /** the message of the last msgid-0 error response the peer sent */
+  private peerError: string | undefined;
   private readonly options: EndpointOptions;
   private readonly utf8Raw: boolean;
   private nextMsgid: number;
@@ -167,6 +183,7 @@ export class Endpoint {
       const drop = (error: unknown) => {
         if (this.pending.get(msgid) !== entry) return;
         this.pending.delete(msgid);
+        this.abandoned.add(msgid);
         entry.cleanup?.();
         reject(error);
       };
@@ -208,9 +225,10 @@ export class Endpoint {
     // u32 ids, wrapping before 2^32; an id still waiting for its reply is skipped (with 2^32 calls
     // pending there would be none left, which memory rules out long before), and so is 0: a peer
     // answers a message it found invalid with msgid 0 (as mpk's endpoints and Neovim do), and that
-    // answer must not settle a call of ours
+    // answer must not settle a call of ours; ids of dropped calls whose late reply may still come
+    // are skipped too
     let id = this.nextMsgid;
-    while (id === 0 || this.pending.has(id)) id = (id + 1) % MSGID_LIMIT;
+    while (id === 0 || this.pending.has(id) || this.abandoned.has(id)) id = (id + 1) % MSGID_LIMIT;
     this.nextMsgid = (id + 1) % MSGID_LIMIT;
     return id;
   }
@@ -309,6 +327,12 @@ export class Endpoint {
       const entry = isMsgid(msgid) ? this.pending.get(msgid) : undefined;
       if (!entry) {
         this.discardedResponses++;
+        // a late reply frees its id; a msgid-0 error is the peer's complaint about something we sent
+        if (isMsgid(msgid) && !this.abandoned.delete(msgid) && msgid === 0 && error !== null && error !== undefined) {
+          const complaint = new RpcError(this.convert(error), "", 0);
+          this.peerError = complaint.message;
+          this.options.onPeerError?.(complaint);
+        }
         return;
       }
       this.pending.delete(msgid as number);
@@ -416,10 +440,12 @@ export class Endpoint {
 
   private ended(reason: string, cause: unknown): void {
     if (this.closedWith) return;
+    if (this.peerError !== undefined) reason += ` (the peer's last msgid-0 error: ${this.peerError})`;
     this.closedWith = { cause, reason };
     this.outbox = [];
     const pending = [...this.pending];
     this.pending.clear();
+    this.abandoned.clear();
     for (const [msgid, entry] of pending) {
       entry.cleanup?.();
       entry.reject(new RpcConnectionError(`${entry.method} (msgid ${msgid}) got no reply: ${reason}`, entry.method, msgid, cause));

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mpkrpc
+
+const raceEnabled = false
