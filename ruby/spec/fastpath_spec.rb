@@ -542,6 +542,27 @@ RSpec.describe "MPK.pack's referenced bodies" do
      ["x" * 3000, s, "y".b * 5000, b], [s.to_sym, 1.5, 2**63, -2**63]]
   end
 
+  # keep_refs: the reused packer keeps its list of referenced bodies (up to 64 entries) between packs
+  it "keeps the reused packer's list of bodies between packs of any number of bodies, both ways" do
+    expect(MPK._keep_refs?).to be(true)
+    [true, false].each do |keep|
+      MPK._keep_refs = keep
+      [1, 3, 16, 17, 64, 65, 200, 2, 0, 70, 1].each do |n|
+        v = Array.new(n) { |i| (i.even? ? "s" : "b".b) * (256 + i) } + [n]
+        expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+        h = { "a" => "x" * 300, "n" => n, "b" => "y".b * (300 + n) }
+        expect(MPK.pack(h)).to eq(MessagePack.pack(h))
+      end
+      # a pack that raises after referencing bodies, then packs that reuse the kept list
+      expect { MPK.pack(["z" * 5000, "w" * 400, Object.new]) }.to raise_error(MPK::UnsupportedTypeError)
+      GC.start
+      GC.compact
+      3.times { |i| expect(MPK.pack(["q" * (300 + i), "r" * 300])).to eq(MessagePack.pack(["q" * (300 + i), "r" * 300])) }
+    ensure
+      MPK._keep_refs = true
+    end
+  end
+
   it "is on by default, with warm_spill, prefault_result and reuse_packer" do
     expect([MPK._body_refs?, MPK._warm_spill?, MPK._prefault?, MPK._reuse_packer?]).to eq([true, true, true, true])
   end
