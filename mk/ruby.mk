@@ -36,7 +36,7 @@ driver-ruby: $(RB_SO)
 # typed ones), into bench/results/ruby.md and its sidecar ruby.json. The protobuf classes are
 # generated here, at bench time, from bench/workloads/*.proto into build/ruby-bench-pb
 # (google-protobuf is a bench-only dependency, not installed by `make test`).
-# QUICK=1 / MPK_BENCH_QUICK=1: 2 rounds of short samples (about 30 s); the full run about 2 minutes.
+# QUICK=1 / MPK_BENCH_QUICK=1: 2 rounds of short samples (about 30 s); the full run about 3 minutes.
 BENCHES += ruby
 RB_BENCH_ROUNDS ?= 9
 RB_BENCH_PB := build/ruby-bench-pb

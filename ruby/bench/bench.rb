@@ -12,11 +12,16 @@
 # bench time); without them the protobuf column stays empty. `skip` walks a value without building it.
 #
 # Each round times every (library, operation) of a workload once, in an order that rotates between
-# rounds so that machine noise hits all alike; a sample repeats the call until it lasts at least
-# --min-time seconds (30 ms by default: 25 workloads of up to 14 timings each, 9 rounds, take about
-# 2 minutes). The tables give the median time per call and the ratio peer / mpk (2.00: mpk
-# takes half the time). A library whose result does not round-trip is left out of that row ("-").
-# --quick (or MPK_BENCH_QUICK=1): at most 2 rounds of 10 ms samples. Not a test: nothing asserts.
+# rounds so that machine noise hits all alike. A sample starts from a collected heap (GC.start, not
+# timed) and repeats the call a fixed number of times; the time per call includes the garbage
+# collections those calls cause. The count is mpk's (enough calls for --min-time seconds, 30 ms by
+# default), and every peer within COMMON_COUNT_SPAN (4x) of mpk's time makes the SAME number of
+# calls: the same work from the same heap state, so the same collections fall into every library's
+# sample (see common_counts). A peer slower than that makes its own count (min-time's worth).
+# The tables give the median time per call and the ratio peer / mpk (2.00: mpk takes half the
+# time). A library whose result does not round-trip is left out of that row ("-").
+# --quick (or MPK_BENCH_QUICK=1): at most 2 rounds of 10 ms samples. --cpu-time: time with the
+# process's CPU clock instead of the wall clock (for a loaded machine). Not a test: nothing asserts.
 require "json"
 require "oj"
 require "msgpack"
@@ -24,11 +29,13 @@ require "mpk"
 require "optparse"
 require "etc"
 
-opts = { rounds: 9, min_time: 0.03, only: nil, out: nil, json: nil, quick: ENV["MPK_BENCH_QUICK"] == "1", pb_dir: nil }
+opts = { rounds: 9, min_time: 0.03, only: nil, out: nil, json: nil, quick: ENV["MPK_BENCH_QUICK"] == "1", pb_dir: nil,
+         cpu_time: false }
 OptionParser.new do |o|
   o.on("--rounds N", Integer) { |v| opts[:rounds] = v }
   o.on("--min-time S", Float) { |v| opts[:min_time] = v }
   o.on("--quick") { opts[:quick] = true }
+  o.on("--cpu-time") { opts[:cpu_time] = true }
   o.on("--only ID") { |v| opts[:only] = v }
   o.on("--pb-dir DIR") { |v| opts[:pb_dir] = v }
   o.on("--out FILE") { |v| opts[:out] = v }
@@ -77,19 +84,48 @@ MSGPACK_SKIP = lambda do |s|
   u.skip
 end
 
+CLOCK = opts[:cpu_time] ? Process::CLOCK_PROCESS_CPUTIME_ID : Process::CLOCK_MONOTONIC
+
 def sample(fn, arg, number)
-  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  t = Process.clock_gettime(CLOCK)
   number.times { fn.call(arg) }
-  (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t) / number
+  (Process.clock_gettime(CLOCK) - t) / number
 end
 
+# [calls for min_time seconds, seconds a call]
 def calibrate(fn, arg, min_time)
   number = 1
   loop do
     t = sample(fn, arg, number)
-    return [1, (min_time / [t, 1e-9].max).to_i].max if t * number >= min_time / 4 || number >= 1 << 20
+    return [[1, (min_time / [t, 1e-9].max).to_i].max, t] if t * number >= min_time / 4 || number >= 1 << 20
     number *= 4
   end
+end
+
+# Peers whose call takes at most this many times mpk's make mpk's number of calls per sample.
+COMMON_COUNT_SPAN = 4.0
+
+# The number of calls per sample of every job. Every sample starts right after GC.start, so what a
+# sample pays for garbage collection depends on how much it allocates: a workload whose call
+# allocates a large part of the heap's free slots (citm_catalog.json: 22k objects a call) gets a
+# minor GC every few calls. With a count of its own per library (30 ms worth), the fastest library
+# made the most calls and paid for collections that a slower one's shorter run never reached:
+# citm_catalog unpack had mpk at 8 calls with one GC in every sample and Oj at 4 calls with none
+# (GC::Profiler; ruby/bench/README.md), which put Oj/mpk at 1.34x where a plain loop of each
+# gives 2.0x. So the libraries of a workload and direction make the same number of calls (mpk's),
+# the same allocations from the same heap state, and meet the same collections. A peer more than
+# COMMON_COUNT_SPAN times slower keeps its own count, to bound the run's time (its ratio is then
+# 4x or more: no bar is near it).
+def common_counts(calibrated)
+  counts = calibrated.transform_values(&:first)
+  %i[pack unpack].each do |dir|
+    base = calibrated[["mpk", dir]] or next
+    calibrated.each do |(label, d), (_, t)|
+      next unless d == dir && label != "mpk"
+      counts[[label, dir]] = base[0] if t <= base[1] * COMMON_COUNT_SPAN
+    end
+  end
+  counts
 end
 
 def median(xs)
@@ -149,7 +185,7 @@ bench_workloads(only: opts[:only]).each do |w|
   end
   jobs[["mpk", :skip]] = [MPK_SKIP, w.msgpack]
   jobs[["msgpack-ruby", :skip]] = [MSGPACK_SKIP, w.msgpack]
-  numbers = jobs.transform_values { |fn, arg| calibrate(fn, arg, opts[:min_time]) }
+  numbers = common_counts(jobs.transform_values { |fn, arg| calibrate(fn, arg, opts[:min_time]) })
   times = Hash.new { |h, k| h[k] = [] }
   keys = jobs.keys
   opts[:rounds].times do |round|
@@ -175,10 +211,13 @@ out = +""
 out << "# Ruby: mpk vs msgpack-ruby, Oj, json, google-protobuf\n\n"
 out << "#{RUBY_DESCRIPTION}; mpk #{MPK::VERSION} (C core #{MPK::CORE_VERSION}), msgpack-ruby #{MessagePack::VERSION}, " \
        "Oj #{Oj::VERSION}, json #{JSON::VERSION}#{PB_NOTE ? '' : ", google-protobuf #{versions['google-protobuf']}"}; " \
-       "#{machine}; #{opts[:rounds]} rounds, median#{opts[:quick] ? ' (QUICK=1: a quick run)' : ''}; #{date}.\n"
+       "#{machine}; #{opts[:rounds]} rounds, median#{opts[:quick] ? ' (QUICK=1: a quick run)' : ''}" \
+       "#{opts[:cpu_time] ? ', CPU time (--cpu-time)' : ''}; #{date}.\n"
 out << "Ratios are peer time / mpk time (above 1.00: mpk is faster). Workloads from `build/bench-workloads/` " \
        "(`make bench-workloads`); Oj and json work on each workload's JSON form (binary as base64), google-protobuf " \
-       "on its message. Reproduce: `make bench-ruby`.\n\n"
+       "on its message. Each sample starts after GC.start and includes the collections its calls cause; every " \
+       "library within #{COMMON_COUNT_SPAN.to_i}× of mpk makes mpk's number of calls per sample (ruby/bench/README.md). " \
+       "Reproduce: `make bench-ruby`.\n\n"
 %i[pack unpack].each do |dir|
   out << "## #{dir}\n\n| dataset | bytes (msgpack) | #{labels.join(' | ')} |\n|---|---:|#{'---:|' * labels.size}\n"
   rows.each do |w, sizes, med|

@@ -118,6 +118,55 @@ RSpec.describe "fast paths when packing" do
   end
 end
 
+# fixnum_by_width (ext/mpk/rb_packer.c): Fixnums written with branches on their width only, not
+# their sign; MPK._fixnum_by_width = false takes the core's mpk_write_int.
+RSpec.describe "Fixnums written by width" do
+  def with_by_width(on)
+    MPK._fixnum_by_width = on
+    yield
+  ensure
+    MPK._fixnum_by_width = true
+  end
+
+  edges = [0, 31, 32, 127, 128, 255, 256, 32_767, 32_768, 65_535, 65_536, 2**31 - 1, 2**31, 2**32 - 1, 2**32,
+           2**62 - 1].flat_map { |e| [e - 1, e, e + 1] }.select { |e| e >= 0 }
+  edges += [-1, -31, -32, -33, -127, -128, -129, -32_767, -32_768, -32_769, -2**31 + 1, -2**31, -2**31 - 1,
+            -2**62 + 1, -2**62]
+  edges = edges.select { |e| e.is_a?(Integer) && e.between?(-2**62, 2**62 - 1) }.uniq
+
+  it "is on by default" do
+    expect(MPK._fixnum_by_width?).to be(true)
+  end
+
+  it "writes every width boundary of both signs in the shortest form, as msgpack-ruby and the core do" do
+    edges.each do |e|
+      want = MessagePack.pack(e)
+      expect(MPK.pack(e)).to eq(want), "#{e}"
+      expect(with_by_width(false) { MPK.pack(e) }).to eq(want)
+      # as an Array element, a Hash value, in a number tuple, through a Packer object
+      v = [e, { "k" => e }, [e, -e - 1], [e] * 20]
+      expect(MPK.pack(v)).to eq(MessagePack.pack(v)), "#{e}"
+      expect(MPK::Packer.new.write(v).to_s).to eq(MessagePack.pack(v))
+    end
+  end
+
+  it "packs random mixed-sign Integers of every width, across the buffer's growth, both ways" do
+    r = Random.new(7)
+    ints = Array.new(30_000) do
+      bits = r.rand(0..62)
+      m = r.rand(2**bits)
+      r.rand(2).zero? ? m : -m - 1
+    end
+    want = MessagePack.pack(ints)
+    expect(MPK.pack(ints)).to eq(want)
+    expect(with_by_width(false) { MPK.pack(ints) }).to eq(want)
+    expect(MPK.unpack(MPK.pack(ints))).to eq(ints)
+    pk = MPK::Packer.new
+    ints.each { |i| pk.write(i) }
+    expect(pk.to_s).to eq(ints.map { |i| MessagePack.pack(i) }.join.b)
+  end
+end
+
 RSpec.describe "containers inside containers" do
   class FastPathArray < Array; end
   class FastPathHash < Hash; end
@@ -491,6 +540,27 @@ RSpec.describe "MPK.pack's referenced bodies" do
     a = ("a".."z").cycle.take(n).join.force_encoding("US-ASCII")
     [s, b, a, [s, 1, b], { "k" => s, "b" => b, s => 2 }, [b] * 40, { s => [a, b, { "x" => s }] },
      ["x" * 3000, s, "y".b * 5000, b], [s.to_sym, 1.5, 2**63, -2**63]]
+  end
+
+  # keep_refs: the reused packer keeps its list of referenced bodies (up to 64 entries) between packs
+  it "keeps the reused packer's list of bodies between packs of any number of bodies, both ways" do
+    expect(MPK._keep_refs?).to be(true)
+    [true, false].each do |keep|
+      MPK._keep_refs = keep
+      [1, 3, 16, 17, 64, 65, 200, 2, 0, 70, 1].each do |n|
+        v = Array.new(n) { |i| (i.even? ? "s" : "b".b) * (256 + i) } + [n]
+        expect(MPK.pack(v)).to eq(MessagePack.pack(v))
+        h = { "a" => "x" * 300, "n" => n, "b" => "y".b * (300 + n) }
+        expect(MPK.pack(h)).to eq(MessagePack.pack(h))
+      end
+      # a pack that raises after referencing bodies, then packs that reuse the kept list
+      expect { MPK.pack(["z" * 5000, "w" * 400, Object.new]) }.to raise_error(MPK::UnsupportedTypeError)
+      GC.start
+      GC.compact
+      3.times { |i| expect(MPK.pack(["q" * (300 + i), "r" * 300])).to eq(MessagePack.pack(["q" * (300 + i), "r" * 300])) }
+    ensure
+      MPK._keep_refs = true
+    end
   end
 
   it "is on by default, with warm_spill, prefault_result and reuse_packer" do

@@ -476,6 +476,60 @@ static void pack_string(packer *pk, VALUE v, const path *up) {
     RB_GC_GUARD(v);
 }
 
+/* Speed trick (fixnum_by_width): a Fixnum written with branches on its width only, not on its
+ * sign. The core's mpk_write_int branches on the sign first and then on the magnitude against
+ * thresholds that differ by sign; an array of integers whose signs are random (the Ruby seed's
+ * integer array: 10k values in +-2^31, all int 32 / uint 32) mispredicts that first branch on
+ * every other element, in mpk and in msgpack-ruby alike, and the mispredictions were most of what
+ * separated the two libraries' times: instructions said 1.74x (bench/icount.rb: 447k against
+ * 778k a call) while the times said 1.31-1.35x. Here the sign only selects values (no branch):
+ * a negative v is mapped to 2(-v-1)+1, for which int 8/16/32 have the same limits (256, 65536,
+ * 2^32) as uint 8/16/32 have for a non-negative v, and a signed head is its unsigned head + 4
+ * (0xcc-0xcf -> 0xd0-0xd3). So a run of values of one width takes the same branch every time,
+ * whatever their signs. The integer array's pack, CPU time a call interleaved in one process
+ * with the switch off and msgpack-ruby (loaded machine): 122 -> 62 us (msgpack-ruby 144 us:
+ * 1.17x -> 2.32x); the C seed's ints 0..65535 322 -> 263 us; twitter.json, citm_catalog.json,
+ * the seed's Twitter response and 100 Products unchanged (0.99-1.03x). cachegrind's branch
+ * simulation: 5.0k fewer mispredicted branches a pack of the 10k integers (one every other
+ * element). It costs instructions (callgrind: 463k -> 563k a call, the sign arithmetic), which
+ * is why instruction counts did not show the problem. The same shortest form as mpk_write_int; MPK._fixnum_by_width = false (for the specs) takes
+ * mpk_write_int, and fastpath_spec packs every width boundary of both signs both ways and against
+ * msgpack-ruby. */
+static int fixnum_by_width_enabled = 1;
+
+static inline void write_fixnum(mpk_writer *w, long v) {
+    if (MPK__UNLIKELY(!fixnum_by_width_enabled)) {
+        mpk_write_int(w, v);
+        return;
+    }
+    if (!mpk__writer_room(w, 9)) return;
+    uint64_t neg = (uint64_t)v >> 63;          /* 1 if v < 0 */
+    uint64_t mag = (uint64_t)v ^ (0 - neg);    /* v, or -v-1 */
+    uint64_t key = (mag << neg) | neg;         /* v, or 2(-v-1)+1: the width limits of both signs */
+    uint8_t sgn = (uint8_t)(neg << 2);         /* signed heads are 4 above the unsigned ones */
+    uint8_t *p = w->pos;
+    if (key < (128u >> neg)) { /* positive fixint < 128, negative fixint >= -32 */
+        p[0] = (uint8_t)v;
+        w->pos = p + 1;
+    } else if (key <= 0xff) {
+        p[0] = (uint8_t)(0xcc + sgn);
+        p[1] = (uint8_t)v;
+        w->pos = p + 2;
+    } else if (key <= 0xffff) {
+        p[0] = (uint8_t)(0xcd + sgn);
+        mpk__store16(p + 1, (uint16_t)v);
+        w->pos = p + 3;
+    } else if (key <= 0xffffffffu) {
+        p[0] = (uint8_t)(0xce + sgn);
+        mpk__store32(p + 1, (uint32_t)v);
+        w->pos = p + 5;
+    } else { /* a Fixnum is within +-2^62: key < 2^63 */
+        p[0] = (uint8_t)(0xcf + sgn);
+        mpk__store64(p + 1, (uint64_t)v);
+        w->pos = p + 9;
+    }
+}
+
 /* A Bignum within int64 (-2^63 .. 2^63-1). */
 static int big_fits_int64(VALUE v) {
     int nlz;
@@ -488,7 +542,7 @@ static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const p
 
 static void pack_integer(packer *pk, VALUE v, int depth, const path *up) {
     if (FIXNUM_P(v)) {
-        mpk_write_int(&pk->w, FIX2LONG(v));
+        write_fixnum(&pk->w, FIX2LONG(v));
         return;
     }
     int fits = rb_big_sign(v) ? rb_absint_size(v, NULL) <= 8 : big_fits_int64(v);
@@ -644,7 +698,7 @@ static inline int pack_number_inline(packer *pk, VALUE e) {
         return 1;
     }
     if (RB_FIXNUM_P(e)) {
-        mpk_write_int(&pk->w, FIX2LONG(e));
+        write_fixnum(&pk->w, FIX2LONG(e));
         return 1;
     }
     return 0;
@@ -706,7 +760,7 @@ static inline int pack_number_tuple(packer *pk, VALUE a, int depth) {
     for (long i = 0; i < n; i++) {
         VALUE x = e[i];
         if (RB_FLONUM_P(x)) mpk_write_float64(&pk->w, float_value(x));
-        else if (RB_FIXNUM_P(x)) mpk_write_int(&pk->w, FIX2LONG(x));
+        else if (RB_FIXNUM_P(x)) write_fixnum(&pk->w, FIX2LONG(x));
         else {
             pk->w.pos = start; /* take back what was written: the general path writes it all */
             return 0;
@@ -925,7 +979,7 @@ static void pack_value(packer *pk, VALUE v, int depth, const path *up) {
     case T_NIL: mpk_write_nil(&pk->w); return;
     case T_TRUE: mpk_write_bool(&pk->w, 1); return;
     case T_FALSE: mpk_write_bool(&pk->w, 0); return;
-    case T_FIXNUM: mpk_write_int(&pk->w, FIX2LONG(v)); return;
+    case T_FIXNUM: write_fixnum(&pk->w, FIX2LONG(v)); return;
     case T_FLOAT: mpk_write_float64(&pk->w, float_value(v)); return;
     case T_STRING:
         if (MPK__LIKELY(RBASIC_CLASS(v) == rb_cString)) {
@@ -1125,10 +1179,24 @@ static VALUE packer_ext_types(VALUE self) {
  * buffer outgrew the scratch into) goes back to malloc now rather than when the GC finds the
  * packer: the next pack reuses it while its pages are still mapped, instead of touching new ones
  * (each first touch of a page is a page fault). */
+/* Speed trick (keep_refs): the list of referenced bodies (body_refs) of the packer MPK.pack
+ * reuses (reuse_packer) is kept for the next pack when it is small (up to REFS_KEEP_MAX entries,
+ * 2 KiB), instead of being freed after every pack and allocated again by the next one that
+ * references a body: an xmalloc and an xfree (and the GC's accounting of both) a pack. CPU time
+ * a call, interleaved in one process with the switch off (loaded machine, two runs): Test3 (one
+ * 8 KiB bin) 1.60 -> 1.47 us and 1.45 -> 1.33 us, the image record 1.47 -> 1.35 us and
+ * 1.36 -> 1.25 us; the string array (many bodies, a list of 512) unchanged. MPK._keep_refs = false
+ * frees it after every pack; fastpath_spec packs 0-200 bodies in turn both ways. */
+#define REFS_KEEP_MAX 64
+static int keep_refs_enabled = 1;
+
 static void release_now(packer *pk) {
-    xfree(pk->refs);
-    pk->refs = NULL;
-    pk->nrefs = pk->refs_cap = 0;
+    pk->nrefs = 0;
+    if (!(keep_refs_enabled && pk->refs_cap <= REFS_KEEP_MAX)) {
+        xfree(pk->refs);
+        pk->refs = NULL;
+        pk->refs_cap = 0;
+    }
     if (!NIL_P(pk->buf)) {
         rb_str_resize(pk->buf, 0); /* an empty String is embedded: its heap block is freed */
         pk->buf = Qnil;
@@ -1179,14 +1247,23 @@ static packer_cache *get_packer_cache(void) {
     return c;
 }
 
-/* A hidden packer for one MPK.pack whose first buffer is `scratch`: the Ractor's kept one, or new. */
-static VALUE oneshot_packer(uint8_t *scratch, size_t cap) {
+/* A hidden packer for one MPK.pack whose first buffer is `scratch`: the Ractor's kept one, or new.
+ * *cache is set to the Ractor's packer cache (or NULL), for keep_packer: one Ractor-local lookup
+ * (an st_lookup) a pack instead of two: Test1 pack 1.86k -> 1.81k instructions a call, Test3
+ * 3.78k -> 3.72k (callgrind, 2000 calls). The cache struct lives as long as
+ * its Ractor, so the pointer stays valid through the pack, callbacks included. */
+static VALUE oneshot_packer(uint8_t *scratch, size_t cap, packer_cache **cache) {
     packer_cache *c = reuse_packer_enabled ? get_packer_cache() : NULL;
+    *cache = c;
     if (!c || NIL_P(c->obj)) return packer_new(0, scratch, cap);
     VALUE self = c->obj;
     c->obj = Qnil;
     packer *pk = get_packer(self);
-    mpk_writer_destroy(&pk->w);
+    /* keep_packer takes only packers whose writer was last set by mpk_writer_init_buf(NULL, 0),
+     * which holds no memory: destroying it again would only clear it (a 252-byte memset, a
+     * `rep stos`: 14-22 ns on this machine, timed in a C loop; Test1 pack 1.81k -> 1.75k
+     * instructions a call, callgrind). Destroyed if it holds a buffer all the same. */
+    if (MPK__UNLIKELY(mpk_writer_data(&pk->w) != NULL)) mpk_writer_destroy(&pk->w);
     pk->buf = pk->io = pk->ext_types = pk->ext_list = pk->ext_cache = pk->oversized = Qnil;
     pk->cb_depth = 0;
     pk->symbol_ext = 0;
@@ -1197,20 +1274,21 @@ static VALUE oneshot_packer(uint8_t *scratch, size_t cap) {
     return self;
 }
 
-/* After a pack that ended normally: a packer no Ruby code was handed goes back for the next. */
-static void keep_packer(VALUE self) {
+/* After a pack that ended normally: a packer no Ruby code was handed goes back for the next.
+ * c: what oneshot_packer found (NULL if reuse was off then: a callback may have turned it on). */
+static void keep_packer(VALUE self, packer *pk, packer_cache *c) {
     if (RBASIC_CLASS(self) || !reuse_packer_enabled) return;
-    packer *pk = get_packer(self);
     if (pk->spill || pk->nrefs) return; /* not expected: every normal end released them */
     pk->ext_types = pk->ext_list = pk->ext_cache = pk->oversized = pk->buf = Qnil; /* hold nothing */
-    packer_cache *c = get_packer_cache();
+    if (!c) c = get_packer_cache();
     if (c && NIL_P(c->obj)) c->obj = self;
 }
 
 static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     uint8_t scratch[PACK_SCRATCH];
-    VALUE self = oneshot_packer(scratch, sizeof scratch);
+    packer_cache *cache;
+    VALUE self = oneshot_packer(scratch, sizeof scratch, &cache);
     packer *pk = get_packer(self);
     pk->refs_on = body_refs_enabled;
     if (!NIL_P(proto)) {
@@ -1229,7 +1307,7 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
         mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the scratch, spill or String */
         spill_give_back(pk);
         release_now(pk);
-        keep_packer(self);
+        keep_packer(self, pk, cache);
         RB_GC_GUARD(self);
         return out;
     }
@@ -1238,7 +1316,7 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
         pk->scratch = NULL;
         mpk_writer_init_buf(&pk->w, NULL, 0); /* the writer forgets the scratch */
         VALUE small = rb_str_new((const char *)scratch, (long)n);
-        keep_packer(self);
+        keep_packer(self, pk, cache);
         RB_GC_GUARD(self);
         return small;
     }
@@ -1252,7 +1330,7 @@ static VALUE mpk_s_pack(VALUE mod, VALUE v, VALUE proto) {
     else mpk_writer_init_buf(&pk->w, NULL, 0);
     rb_str_set_len(out, (long)n);
     if (rb_str_capacity(out) > 2 * n + 64) rb_str_resize(out, (long)n); /* give back a large unused tail */
-    keep_packer(self);
+    keep_packer(self, pk, cache);
     RB_GC_GUARD(self);
     return out;
 }
@@ -1271,6 +1349,16 @@ static VALUE mpk_s_set_reuse_packer(VALUE mod, VALUE on) {
 static VALUE mpk_s_warm_spill_p(VALUE mod) { return spill_enabled ? Qtrue : Qfalse; }
 static VALUE mpk_s_set_warm_spill(VALUE mod, VALUE on) {
     spill_enabled = RTEST(on);
+    return on;
+}
+static VALUE mpk_s_keep_refs_p(VALUE mod) { return keep_refs_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_keep_refs(VALUE mod, VALUE on) {
+    keep_refs_enabled = RTEST(on);
+    return on;
+}
+static VALUE mpk_s_fixnum_by_width_p(VALUE mod) { return fixnum_by_width_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_fixnum_by_width(VALUE mod, VALUE on) {
+    fixnum_by_width_enabled = RTEST(on);
     return on;
 }
 static VALUE mpk_s_prefault_p(VALUE mod) { return prefault_enabled ? Qtrue : Qfalse; }
@@ -1340,6 +1428,10 @@ void rb_mpk_init_packer(void) {
     rb_define_singleton_method(mMPK, "_warm_spill?", mpk_s_warm_spill_p, 0);
     rb_define_singleton_method(mMPK, "_warm_spill=", mpk_s_set_warm_spill, 1);
     spill_slot = rb_ractor_local_storage_ptr_newkey(&spill_storage);
+    rb_define_singleton_method(mMPK, "_keep_refs?", mpk_s_keep_refs_p, 0);
+    rb_define_singleton_method(mMPK, "_keep_refs=", mpk_s_set_keep_refs, 1);
+    rb_define_singleton_method(mMPK, "_fixnum_by_width?", mpk_s_fixnum_by_width_p, 0);
+    rb_define_singleton_method(mMPK, "_fixnum_by_width=", mpk_s_set_fixnum_by_width, 1);
     rb_define_singleton_method(mMPK, "_prefault?", mpk_s_prefault_p, 0);
     rb_define_singleton_method(mMPK, "_prefault=", mpk_s_set_prefault, 1);
     rb_define_singleton_method(mMPK, "_body_refs?", mpk_s_body_refs_p, 0);
