@@ -229,3 +229,23 @@ func TestKeyShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyPrefix: keyPrefix reads the same 8-byte prefix as the byte loop, for every length up
+// to 12 and every position of a high byte.
+func TestKeyPrefix(t *testing.T) {
+	for n := 0; n <= 12; n++ {
+		for hi := -1; hi < n; hi++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte('a' + i)
+			}
+			if hi >= 0 {
+				b[hi] = 0xff
+			}
+			k := string(b)
+			if got, want := keyPrefix(k), keyPrefixLoop(k); got != want {
+				t.Errorf("%q: %016x, want %016x", k, got, want)
+			}
+		}
+	}
+}
