@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -246,6 +247,28 @@ func TestKeyPrefix(t *testing.T) {
 			if got, want := keyPrefix(k), keyPrefixLoop(k); got != want {
 				t.Errorf("%q: %016x, want %016x", k, got, want)
 			}
+		}
+	}
+}
+
+// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack come out in the order
+// of the pooled pair stack's sort, byte for byte, with keys that share 8-byte prefixes, differ
+// in length only, or are empty.
+func TestSmallMapSort(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	stems := []string{"", "a", "id", "profile_", "profile_image", "\xff\xff"}
+	for iter := 0; iter < 3000; iter++ {
+		n := 2 + r.Intn(smallSortMax-1)
+		m := map[string]any{}
+		for len(m) < n {
+			k := stems[r.Intn(len(stems))] + strings.Repeat("z", r.Intn(3)) + string([]byte{byte(r.Intn(4))})[:r.Intn(2)]
+			m[k] = map[string]any{k: int64(len(m)), "x": "y"}
+		}
+		e := &encodeState{}
+		small := e.appendStringMapSmall(nil, m)
+		general := e.appendStringMapSorted(nil, m)
+		if !bytes.Equal(small, general) {
+			t.Fatalf("%q:\n% x\n% x", m, small, general)
 		}
 	}
 }
