@@ -272,3 +272,36 @@ func TestSmallMapSort(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeStackPath: records with a remembered key list are written by appendByShape when they
+// have up to shapeStackMax keys, through the pair stack when they have more, and through the
+// pair stack too when a record of the same length holds another whose key list is being read
+// (a busy entry); all three give reflection's bytes, and no entry is left busy.
+func TestShapeStackPath(t *testing.T) {
+	record := func(n, i int, prefix string) map[string]any {
+		m := map[string]any{}
+		for j := 0; j < n; j++ {
+			m[fmt.Sprint(prefix, j)] = int64(i*100 + j)
+		}
+		return m
+	}
+	var list []any
+	for i := 0; i < 20; i++ {
+		list = append(list, record(20, i, "k"), record(shapeStackMax+6, i, "w"))
+		inner := record(20, i, "k")
+		outer := record(20, i, "k")
+		outer["k0"] = []any{inner, record(20, i, "q")} // same length, same and other keys, nested
+		list = append(list, outer)
+	}
+	doc := []any{list}
+	e := &encodeState{}
+	got := e.appendAny(nil, doc)
+	var want []byte
+	withReflection(func() { want, _ = Marshal(doc) })
+	if !bytes.Equal(got, want) {
+		t.Fatal("remembered orders differ from reflection's sort")
+	}
+	if e.shapesBusy != 0 {
+		t.Fatalf("busy entries left: %b", e.shapesBusy)
+	}
+}
