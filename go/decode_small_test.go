@@ -204,8 +204,9 @@ func TestCountBoxes(t *testing.T) {
 // TestSmallAnyBoxBytes: a small message allocates about what its value holds. The seed's
 // Product as a map (192 bytes: 5 strings and 2 ints that need boxes) took 2,304 bytes in 7
 // allocations when the box chunks were sized from the bytes left (64 slots each for numbers and
-// strings); it takes its map (336), one copy of its strings (192), the colors array (96), 7 boxes
-// of 16 bytes and the interface the result is stored in (16): 752 bytes in 6 allocations.
+// strings); it takes its map (336), one copy of its strings (192), the colors array (96), one
+// chunk of 8 boxes of 16 bytes for its 7 and the interface the result is stored in (16): 768
+// bytes in 6 allocations.
 func TestSmallAnyBoxBytes(t *testing.T) {
 	product := map[string]any{
 		"id": int64(191919191919), "name": "Men's Trail Running Shoe", "price": int64(18900),
@@ -237,5 +238,42 @@ func TestSmallAnyBoxBytes(t *testing.T) {
 	}
 	if allocs > 6 || perRun > 800 {
 		t.Errorf("%v allocations, %d bytes a decode; want at most 6 and 800", allocs, perRun)
+	}
+}
+
+// TestSmallAnyBoxBytesMany: a small message with more boxes than the first chunk holds gets a
+// second chunk of what its rest needs. 16 rows of ["hello", 456, true] (163 bytes, 32 boxes)
+// took 3,680 bytes with chunks sized from the bytes left; it takes its arrays (288 and 16 x 96),
+// one copy of its strings (176), 8 + 25 boxes of 16 bytes and the result's interface: 2,544.
+func TestSmallAnyBoxBytesMany(t *testing.T) {
+	var rows []any
+	for i := 0; i < 16; i++ {
+		rows = append(rows, []any{"hello", int64(456), true})
+	}
+	data, err := Marshal(rows)
+	if err != nil || len(data) > smallAnyMax {
+		t.Fatalf("%d bytes, %v", len(data), err)
+	}
+	var v any
+	run := func() {
+		v = nil
+		if err := Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 200
+	for i := 0; i < runs; i++ {
+		run()
+	}
+	runtime.ReadMemStats(&after)
+	perRun := (after.TotalAlloc - before.TotalAlloc) / runs
+	if !sameGo(v, rows) {
+		t.Fatalf("decoded %#v", v)
+	}
+	if perRun > 2700 {
+		t.Errorf("%d bytes a decode; want at most 2700", perRun)
 	}
 }
