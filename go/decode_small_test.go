@@ -244,7 +244,7 @@ func TestSmallAnyBoxBytes(t *testing.T) {
 // TestSmallAnyBoxBytesMany: a small message with more boxes than the first chunk holds gets a
 // second chunk of what its rest needs. 16 rows of ["hello", 456, true] (163 bytes, 32 boxes)
 // took 3,680 bytes with chunks sized from the bytes left; it takes its arrays (288 and 16 x 96),
-// one copy of its strings (176), 8 + 25 boxes of 16 bytes and the result's interface: 2,544.
+// one copy of its strings (176), 8 + 24 boxes of 16 bytes and the result's interface: 2,528.
 func TestSmallAnyBoxBytesMany(t *testing.T) {
 	var rows []any
 	for i := 0; i < 16; i++ {
