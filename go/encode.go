@@ -128,6 +128,7 @@ type encodeState struct {
 
 	shapes     keyShapes // the key lists of sorted maps (see keyShapes)
 	shapesUsed uint64    // a bit per entry of shapes that holds keys
+	shapesBusy uint64    // a bit per entry of shapes appendByShape is reading
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.

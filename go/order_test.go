@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -227,5 +228,80 @@ func TestKeyShapes(t *testing.T) {
 				t.Fatalf("entry %d still holds %q", i, k)
 			}
 		}
+	}
+}
+
+// TestKeyPrefix: keyPrefix reads the same 8-byte prefix as the byte loop, for every length up
+// to 12 and every position of a high byte.
+func TestKeyPrefix(t *testing.T) {
+	for n := 0; n <= 12; n++ {
+		for hi := -1; hi < n; hi++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte('a' + i)
+			}
+			if hi >= 0 {
+				b[hi] = 0xff
+			}
+			k := string(b)
+			if got, want := keyPrefix(k), keyPrefixLoop(k); got != want {
+				t.Errorf("%q: %016x, want %016x", k, got, want)
+			}
+		}
+	}
+}
+
+// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack come out in the order
+// of the pooled pair stack's sort, byte for byte, with keys that share 8-byte prefixes, differ
+// in length only, or are empty.
+func TestSmallMapSort(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	stems := []string{"", "a", "id", "profile_", "profile_image", "\xff\xff"}
+	for iter := 0; iter < 3000; iter++ {
+		n := 2 + r.Intn(smallSortMax-1)
+		m := map[string]any{}
+		for len(m) < n {
+			k := stems[r.Intn(len(stems))] + strings.Repeat("z", r.Intn(3)) + string([]byte{byte(r.Intn(4))})[:r.Intn(2)]
+			m[k] = map[string]any{k: int64(len(m)), "x": "y"}
+		}
+		e := &encodeState{}
+		small := e.appendStringMapSmall(nil, m)
+		general := e.appendStringMapSorted(nil, m)
+		if !bytes.Equal(small, general) {
+			t.Fatalf("%q:\n% x\n% x", m, small, general)
+		}
+	}
+}
+
+// TestShapeStackPath: records with a remembered key list are written by appendByShape when they
+// have up to shapeStackMax keys, through the pair stack when they have more, and through the
+// pair stack too when a record of the same length holds another whose key list is being read
+// (a busy entry); all three give reflection's bytes, and no entry is left busy.
+func TestShapeStackPath(t *testing.T) {
+	record := func(n, i int, prefix string) map[string]any {
+		m := map[string]any{}
+		for j := 0; j < n; j++ {
+			m[fmt.Sprint(prefix, j)] = int64(i*100 + j)
+		}
+		return m
+	}
+	var list []any
+	for i := 0; i < 20; i++ {
+		list = append(list, record(20, i, "k"), record(shapeStackMax+6, i, "w"))
+		inner := record(20, i, "k")
+		outer := record(20, i, "k")
+		outer["k0"] = []any{inner, record(20, i, "q")} // same length, same and other keys, nested
+		list = append(list, outer)
+	}
+	doc := []any{list}
+	e := &encodeState{}
+	got := e.appendAny(nil, doc)
+	var want []byte
+	withReflection(func() { want, _ = Marshal(doc) })
+	if !bytes.Equal(got, want) {
+		t.Fatal("remembered orders differ from reflection's sort")
+	}
+	if e.shapesBusy != 0 {
+		t.Fatalf("busy entries left: %b", e.shapesBusy)
 	}
 }
