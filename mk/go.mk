@@ -11,12 +11,12 @@ GO ?= go
 
 # go vet and staticcheck (pinned, fetched from the Go module proxy on first use), unit, corpus,
 # stream, generator and example tests, then the stream tests, the generated encoders' shared
-# scratch buffers and the RPC endpoint (go/mpkrpc) under the race detector. neovim is installed
+# scratch buffers and the RPC endpoint (go/mpkrpc, its hostile-peer memory bounds too) under the race detector. neovim is installed
 # first: mpkrpc's live Neovim tests fail, not skip, without nvim.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 test-go:
 	@tools/apt-ensure neovim
-	@$(SUITE) go -- bash -c '$(GO) -C go vet ./... && $(GO) -C go run $(STATICCHECK) ./... && $(GO) -C go test -count=1 -v ./... && $(GO) -C go test -count=1 -race -v -run "Stream" . && $(GO) -C go test -count=1 -race -v -run "MarshalScratchConcurrent|MarshalPaths|MarshalLarge" ./internal/gentest && $(GO) -C go test -count=1 -race -v -run "Endpoint|NetRPC" ./mpkrpc'
+	@$(SUITE) go -- bash -c '$(GO) -C go vet ./... && $(GO) -C go run $(STATICCHECK) ./... && $(GO) -C go test -count=1 -v ./... && $(GO) -C go test -count=1 -race -v -run "Stream" . && $(GO) -C go test -count=1 -race -v -run "MarshalScratchConcurrent|MarshalPaths|MarshalLarge" ./internal/gentest && $(GO) -C go test -count=1 -race -v -run "Endpoint|NetRPC|Hostile" ./mpkrpc'
 
 # Fuzz smoke: each target after its corpus seeds (spec/vectors), for a number of executions
 # rather than a duration: go1.26's -fuzztime=<duration> can fail at the deadline with a spurious
