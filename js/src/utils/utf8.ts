@@ -223,8 +223,12 @@ export function writeUtf8(s: string, out: Uint8Array, at: number, from = 0): num
   return at;
 }
 
-/** Writes s with TextEncoder.encodeInto; returns the end. out must have room for 3 bytes per unit. */
-export function writeUtf8Long(s: string, out: Uint8Array, at: number): number {
+/**
+ * TextEncoder.encodeInto of s at out[at...], into whatever room out has there: `read` units of s
+ * were written as `written` bytes (read < s.length when out ran out of room; it stops between code
+ * points, lone surrogates written as U+FFFD).
+ */
+export function encodeIntoAt(s: string, out: Uint8Array, at: number): { read: number; written: number } {
   textEncoder ??= new TextEncoder();
-  return at + textEncoder.encodeInto(s, out.subarray(at)).written!;
+  return textEncoder.encodeInto(s, out.subarray(at)) as { read: number; written: number };
 }
