@@ -235,9 +235,9 @@ function clearDeferred(): void {
 
 /**
  * With sharedBuffer, an encode starts a new chunk when the rest of the current one is smaller than
- * the last shared output (the likeliest size of the next), with room for one such output if it is
- * SHARED_ALONE_MIN bytes or more, else for 8 of them (at least CHUNK_SIZE). Results are never written over, so every shared result
- * is new memory; what this saves is memory allocated and never used, and copies. Before, an encode
+ * the last shared output (the likeliest size of the next), with room for one such output if it
+ * is SHARED_ALONE_MIN bytes or more, else for 8 of them (at least CHUNK_SIZE). Results are never
+ * written over, so every shared result is new memory; what this saves is memory allocated and never used, and copies. Before, an encode
  * started a new chunk only when less than 2 KiB was left, so the next large output overflowed the
  * chunk halfway and was copied into one of twice its size, half of which was never used: counted
  * with js/bench/alloc.mjs (deterministic), new memory per call was 1.0-2.0x the output on the
@@ -516,11 +516,11 @@ function writeLongerStr(s: string): void {
 }
 
 /**
- * Strings of TEXT_ENCODER_THRESHOLD units and more, with TextEncoder.encodeInto. Room is reserved
- * for the string's ASCII length only (n bytes), not for the 3 bytes a unit UTF-8 can take:
- * encodeInto fills whatever room the buffer has, and only when it runs out (other text than
- * ASCII near the end of the buffer) does the buffer grow and encodeInto go on from the unit where
- * it stopped (writeLongStrRest). Reserving 3n made a shared-buffer encode of a 1 MiB string
+ * Strings of TEXT_ENCODER_THRESHOLD units and more, by the platform's UTF-8 writer (Node's
+ * utf8Write, else TextEncoder.encodeInto). Room is reserved for the string's ASCII length only
+ * (n bytes), not for the 3 bytes a unit UTF-8 can take: the writer fills whatever room the buffer
+ * has, and only when it runs out (other text than ASCII near the end of the buffer) does the
+ * buffer grow and encodeInto go on from the unit where it stopped (writeLongStrRest). Reserving 3n made a shared-buffer encode of a 1 MiB string
  * allocate 2 MiB of new buffer per call (a 6 MiB chunk every third call, deterministic: counted
  * with js/bench/alloc.mjs) where its output is 1 MiB, and made a result's `.buffer` 6 MiB.
  */
