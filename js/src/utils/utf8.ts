@@ -236,7 +236,17 @@ export function writeUtf8(s: string, out: Uint8Array, at: number, from = 0): num
 export const nodeUtf8Write: ((this: Uint8Array, s: string, at: number, room: number) => number) | undefined = (() => {
   const B = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer;
   const f = B?.prototype?.utf8Write;
-  return typeof f === "function" ? (f as (this: Uint8Array, s: string, at: number, room: number) => number) : undefined;
+  if (typeof f !== "function") return undefined;
+  const write = f as (this: Uint8Array, s: string, at: number, room: number) => number;
+  // taken only if it writes into a plain Uint8Array as expected (a Node that wanted a Buffer as
+  // `this`, or counted otherwise, gets the portable path instead of a broken encoder)
+  try {
+    const probe = new Uint8Array(8);
+    if (write.call(probe, "a\u00e9\u20ac", 1, 5) === 3 && probe[1] === 0x61 && probe[2] === 0xc3 && probe[4] === 0) return write;
+  } catch {
+    // no such luck: the portable path
+  }
+  return undefined;
 })();
 
 /**
