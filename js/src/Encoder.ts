@@ -8,7 +8,7 @@ import type { MapPairs } from "./MapPairs.js";
 import type { RawStr } from "./RawStr.js";
 import { encodeTimestampPayload, Timestamp } from "./Timestamp.js";
 import { typeName } from "./utils/bytes.js";
-import { writeUtf8, writeUtf8Long } from "./utils/utf8.js";
+import { encodeIntoAt, nodeUtf8Write, writeUtf8 } from "./utils/utf8.js";
 import { checkOptions } from "./utils/options.js";
 
 export type EncoderOptions = Readonly<
@@ -135,12 +135,15 @@ export class Encoder {
         start = pos = 0;
         deferAt = [];
         deferBins = [];
-      } else if (target.length - start < MIN_FREE) {
+      }
+      cfg = this.config;
+      if (cfg.sharedBuffer) {
+        if (!saved) startShared();
+      } else if (!saved && target.length - start < MIN_FREE) {
         // a fresh chunk (also when the last one was detached by a transfer)
         newChunk(0);
       }
       objectPrototypeEnumerable = hasEnumerable(Object.prototype);
-      cfg = this.config;
       deferring = !cfg.sharedBuffer;
       pos = start;
       write(value, 0);
@@ -149,6 +152,7 @@ export class Encoder {
       // next one writes after it
       if (!cfg.sharedBuffer) return deferBins.length === 0 ? target.slice(start, pos) : withDeferred();
       const out = target.subarray(start, pos);
+      if (!saved) lastSharedOutput = pos - start;
       start = (pos + 7) & ~7;
       return out;
     } catch (e) {
@@ -227,6 +231,33 @@ function copyOut(out: Uint8Array, o: number, from: number, to: number): number {
 function clearDeferred(): void {
   deferAt.length = 0;
   deferBins.length = 0;
+}
+
+/**
+ * With sharedBuffer, an encode starts a new chunk when the rest of the current one is smaller than
+ * the last shared output (the likeliest size of the next), with room for one such output if it
+ * is SHARED_ALONE_MIN bytes or more, else for 8 of them (at least CHUNK_SIZE). Results are never
+ * written over, so every shared result is new memory; what this saves is memory allocated and never used, and copies. Before, an encode
+ * started a new chunk only when less than 2 KiB was left, so the next large output overflowed the
+ * chunk halfway and was copied into one of twice its size, half of which was never used: counted
+ * with js/bench/alloc.mjs (deterministic), new memory per call was 1.0-2.0x the output on the
+ * bench's large workloads (1 MiB string 2.0x), now 1.0x. Room for 4 outputs a chunk allocates as
+ * little but was slower: 200 ASCII strs of 0-4 KiB (415 kB out) 1.13-1.24x the time of one output
+ * a chunk (CPU time, same process, js/bench/ab-workloads.mjs), as the memory zeroed at allocation
+ * has left the cache by the time the later outputs are written into it.
+ */
+const SHARED_ALONE_MIN = 128 * 1024;
+/** The size of the last shared-buffer result (of an encode not nested in another). */
+let lastSharedOutput = 0;
+
+/** Makes sure the shared chunk has room for an output like the last one (see above). */
+function startShared(): void {
+  const expected = Math.min(lastSharedOutput, LARGEST_OUTPUT_CAP);
+  if (target.length - start >= expected + MIN_FREE) return;
+  const size = expected >= SHARED_ALONE_MIN ? expected + MIN_FREE : Math.max(CHUNK_SIZE, 8 * expected + MIN_FREE);
+  target = new Uint8Array(size);
+  view = new DataView(target.buffer);
+  start = pos = 0;
 }
 
 /** Moves the output so far into a new buffer with room for `extra` more bytes. */
@@ -481,17 +512,67 @@ function writeLongerStr(s: string): void {
     pos = head + needed + length;
     return;
   }
+  writeLongStr(s);
+}
+
+/**
+ * Strings of TEXT_ENCODER_THRESHOLD units and more, by the platform's UTF-8 writer (Node's
+ * utf8Write, else TextEncoder.encodeInto). Room is reserved for the string's ASCII length only
+ * (n bytes), not for the 3 bytes a unit UTF-8 can take: the writer fills whatever room the buffer
+ * has, and only when it runs out (other text than ASCII near the end of the buffer) does the
+ * buffer grow and encodeInto go on from the unit where it stopped (writeLongStrRest). Reserving 3n made a shared-buffer encode of a 1 MiB string
+ * allocate 2 MiB of new buffer per call (a 6 MiB chunk every third call, deterministic: counted
+ * with js/bench/alloc.mjs) where its output is 1 MiB, and made a result's `.buffer` 6 MiB.
+ */
+function writeLongStr(s: string): void {
+  const n = s.length;
   // Reserve the header an ASCII string of this length takes, then move the bytes if the real
-  // length takes another one (the shortest form is required).
-  ensure(5 + 3 * n);
+  // length takes another one (the shortest form is required; UTF-8 is never shorter than n).
   const reserved = strHeaderSize(n);
-  const head = pos;
-  const stop = writeUtf8Long(s, target, head + reserved);
-  const length = stop - head - reserved;
+  ensure(reserved + n);
+  const head = pos - start; // relative: growing moves the output to a new chunk
+  let end = writeLongStrNode(s, pos + reserved);
+  if (end < 0) {
+    // the portable path, and Node's when utf8Write may have stopped short
+    const r = encodeIntoAt(s, target, pos + reserved);
+    end = pos + reserved + r.written;
+    if (r.read < n) end = writeLongStrRest(s, end, r.read);
+  }
+  const length = end - (start + head) - reserved;
   const needed = strHeaderSize(length);
-  if (needed !== reserved) target.copyWithin(head + needed, head + reserved, stop);
+  if (needed !== reserved) {
+    pos = end;
+    ensure(needed - reserved);
+    const from = start + head + reserved;
+    target.copyWithin(from - reserved + needed, from, from + length);
+  }
+  pos = start + head;
   writeStrHeader(length);
-  pos = head + needed + length;
+  pos += length;
+}
+
+/**
+ * In Node, s written at target[at...] by Buffer.prototype.utf8Write (nodeUtf8Write: faster than
+ * encodeInto on strings up to about 1 KiB, see utils/utf8.ts); returns the end, or -1 where there
+ * is no utf8Write or where it may have stopped short of the end of s (less than 4 bytes of room
+ * left: it does not say how many units it wrote), for writeLongStr to write s with encodeInto.
+ */
+function writeLongStrNode(s: string, at: number): number {
+  if (nodeUtf8Write === undefined) return -1;
+  const room = target.length - at;
+  const written = nodeUtf8Write.call(target, s, at, room);
+  return room - written >= 4 ? at + written : -1;
+}
+
+/**
+ * The rest of a long string, s[read...], when the buffer ran out of room at `end`: a buffer with
+ * room for 3 bytes a unit, and encodeInto again from the unit where it stopped (encodeInto stops
+ * between code points, never inside a surrogate pair). Returns the new end.
+ */
+function writeLongStrRest(s: string, end: number, read: number): number {
+  pos = end;
+  ensure(3 * (s.length - read));
+  return pos + encodeIntoAt(s.substring(read), target, pos).written;
 }
 
 function writeRawStr(bytes: Uint8Array): void {

@@ -186,6 +186,53 @@ describe("owned memory", () => {
     assert.deepEqual(decode(a), { a: 1 });
     assert.deepEqual(decode(b), { b: 2 });
   });
+  test("sharedBuffer: a long string's result holds about its own size, not 3 bytes a unit", () => {
+    // Room for a long string was once reserved at 3 bytes a UTF-16 unit: a 1 MiB ASCII string's
+    // shared result lay in a 6 MiB buffer (and each such encode allocated 2 MiB)
+    const shared = new Encoder({ sharedBuffer: true });
+    const s = "x".repeat(1 << 20);
+    shared.encode(s);
+    for (let i = 0; i < 3; i++) {
+      const r = shared.encode(s);
+      assert.equal(r.byteLength, (1 << 20) + 5);
+      assert.ok(r.buffer.byteLength <= r.byteLength + 4096, `a ${r.byteLength}-byte result in a ${r.buffer.byteLength}-byte buffer`);
+    }
+    // small results after it share a buffer again
+    const a = shared.encode([1, 2]);
+    const b = shared.encode([3]);
+    assert.equal(a.buffer, b.buffer);
+  });
+  test("long strings that outgrow the room reserved for them (their ASCII length) come out whole", () => {
+    // encodeInto fills the buffer, the buffer grows, and encodeInto goes on where it stopped: the
+    // place it stops moves with the bytes before the string (k), across 1- to 4-byte characters,
+    // lone surrogates included; headers that the UTF-8 length makes longer than the unit count's
+    const utf8Str = (s: string) => {
+      const body = Buffer.from(s, "utf8");
+      const n = body.length;
+      const head = n < 32 ? [0xa0 | n] : n < 0x100 ? [0xd9, n] : n < 0x10000 ? [0xda, n >> 8, n & 0xff] : [0xdb, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+      return Buffer.concat([Buffer.from(head), body]);
+    };
+    const expected = (k: number, s: string) => Buffer.concat([Buffer.from([0x92, 0xc4, k]), Buffer.alloc(k, 7), utf8Str(s)]).toString("hex");
+    const strings = [
+      "a€😀é".repeat(100_000), // 500,000 units, 1,000,000 bytes
+      "é".repeat(40_000), // str 16 by its units, str 32 by its bytes
+      "€".repeat(30_000) + "\ud800" + "x".repeat(20) + "\udc00", // lone surrogates: U+FFFD
+      "é".repeat(200), // str 8 by its units, str 16 by its bytes
+      "😀".repeat(70_000),
+    ];
+    const shared = new Encoder({ sharedBuffer: true });
+    const owned = new Encoder();
+    for (const s of strings) {
+      for (let k = 0; k < 8; k++) {
+        // a shared chunk sized for a 600 kB output, then this one: the string overflows it
+        shared.encode("y".repeat(600_000));
+        const want = expected(k, s);
+        assert.equal(Buffer.from(shared.encode([new Uint8Array(k).fill(7), s])).toString("hex"), want, `shared, k=${k}, ${s.length} units`);
+        assert.equal(Buffer.from(owned.encode([new Uint8Array(k).fill(7), s])).toString("hex"), want, `owned, k=${k}, ${s.length} units`);
+      }
+      assert.equal(decode(encode(s)), Buffer.from(s, "utf8").toString("utf8")); // lone surrogates as U+FFFD
+    }
+  });
   test("decoded bin and ext payloads are copies, whatever the input type (Buffer included)", () => {
     const extensions = new ExtensionCodec();
     let seen: Uint8Array | undefined;

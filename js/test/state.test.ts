@@ -22,6 +22,7 @@ const OUTSIDE: Record<string, Record<string, string>> = {
   "Encoder.ts": {
     busy: "whether a call is in progress: what decides to save",
     largestOutput: "the size a new buffer starts at, kept across calls on purpose",
+    lastSharedOutput: "the size of the last shared result, which sizes the next shared chunk, kept across calls on purpose",
     objectPrototypeEnumerable: "a fact about Object.prototype, the same for a nested call",
     overflowSteps: "gathered while a stack overflow unwinds; the encode that catches it reads and clears it",
     overflowAt: "gathered while a stack overflow unwinds; the encode that catches it reads and clears it",

@@ -3,7 +3,7 @@
 // for valid and invalid UTF-8 alike.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeLongPortable, NODE_SLICE_MIN, nodeUtf8Slice } from "../src/utils/utf8.js";
+import { decodeLongPortable, encodeIntoAt, NODE_SLICE_MIN, nodeUtf8Slice, nodeUtf8Write } from "../src/utils/utf8.js";
 import { decode, encode } from "../src/index.js";
 
 const reference = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -21,6 +21,41 @@ function samples(): Uint8Array[] {
   }
   return out;
 }
+
+describe("long strings: Node's utf8Write and the portable encodeInto path write what TextEncoder does", () => {
+  const strings = [
+    "x".repeat(60),
+    "é€😀".repeat(40),
+    "\ud800" + "a".repeat(60), // lone surrogates (U+FFFD) at the start, the middle, the end
+    "a".repeat(30) + "\udc00" + "b".repeat(30) + "\ud83d",
+    "a".repeat(50) + "\ud83d\ude00" + "\ude00\ud83d",
+    "\ufeff" + "é".repeat(300),
+  ];
+  test("Node has utf8Write (the fast path runs in this suite; Chromium runs the portable one)", () => {
+    assert.equal(typeof nodeUtf8Write, "function");
+  });
+  test("each path and encode give TextEncoder's bytes", () => {
+    const reference = new TextEncoder();
+    for (const s of strings) {
+      const want = reference.encode(s);
+      const out = new Uint8Array(want.length + 20);
+      assert.equal(nodeUtf8Write!.call(out, s, 3, out.length - 3), want.length);
+      assert.deepEqual(out.subarray(3, 3 + want.length), want);
+      const r = encodeIntoAt(s, out.fill(0), 5);
+      assert.deepEqual([r.read, r.written], [s.length, want.length]);
+      assert.deepEqual(out.subarray(5, 5 + want.length), want);
+      const n = want.length;
+      const head = n < 0x100 ? [0xd9, n] : [0xda, n >> 8, n & 255];
+      assert.deepEqual(encode(s), Uint8Array.from([...head, ...want]));
+    }
+  });
+  test("encodeIntoAt with too little room stops between code points and says where", () => {
+    const s = "ab€😀c";
+    const out = new Uint8Array(6);
+    const r = encodeIntoAt(s, out, 0); // a, b, € (3 bytes); 😀 needs 4 more
+    assert.deepEqual([r.read, r.written], [3, 5]);
+  });
+});
 
 describe("long strs: Node's utf8Slice and the portable TextDecoder path agree with TextDecoder", () => {
   test("Node has utf8Slice (the fast path runs in this suite; Chromium runs the portable one)", () => {
