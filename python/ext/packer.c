@@ -291,6 +291,29 @@ static MPK__NOINLINE Py_ssize_t put_int_run(uint8_t **pp, const uint8_t *end, Py
 #endif
 
 
+/* ---- put_float_run: a run of floats in a list (coordinates, vertex arrays) ---------------------
+ * written without the dispatch per item that tests str and int first: rb_model3d pack (30k floats
+ * in two lists of 15,000), callgrind 3.12, see bench/README.md (session 7). Only under a plain
+ * encoder (floats as float 64). Returns how many items it wrote (0: none, or no room); *pp
+ * advanced. Portable code: every build runs it. */
+static MPK__NOINLINE Py_ssize_t put_float_run(uint8_t **pp, const uint8_t *end, PyObject *const *items,
+                                              Py_ssize_t i, Py_ssize_t n)
+{
+    uint8_t *p = *pp;
+    Py_ssize_t j = i;
+    while (j < n && end - p >= 9 && Py_TYPE(items[j]) == &PyFloat_Type) {
+        double v = PyFloat_AS_DOUBLE(items[j]);
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        p[0] = 0xcb;
+        mpk__store64(p + 1, bits);
+        p += 9;
+        j++;
+    }
+    *pp = p;
+    return j - i;
+}
+
 /* A three-digit int (mpkpy_wide_long) written without a call: 1, or 0 when it is not one or does
  * not fit 64 bits (the caller takes the API). */
 MPK__INLINE int write_wide_long(mpk_writer *w, PyObject *o)
@@ -517,7 +540,10 @@ static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n,
 /* ADAPTER, to move into c/include/mpk/writer.h (a float 64 run): a short list of floats only —
  * coordinates, vectors, matrix rows — in one capacity check and without a type dispatch per
  * item. 1: written; 0: not such a list, nothing written. Writes the same bytes. */
-#define FLOAT_RUN_MAX 16
+/* its head is a fixarray, which holds at most 15: with 16 here, a list of exactly 16 floats was
+ * written as 0x90 (an empty array) followed by its 16 floats (tests/test_fast_paths.py,
+ * test_float_runs[16]) */
+#define FLOAT_RUN_MAX 15
 MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t n)
 {
     if (n > FLOAT_RUN_MAX || e->o->use_single_float) return 0;
@@ -561,9 +587,9 @@ static int pack_list(encoder *e, PyObject *o, int depth)
      * 2 instructions per item of c_ints (callgrind, 3.12). */
     Py_ssize_t size = n;
     PyObject *const *items = ((PyListObject *)o)->ob_item;
-#ifdef MPKPY_INT_TABLE
-    const int int_runs = n >= INT_RUN_MIN; /* one test per item of a short list */
-#endif
+    /* runs of ints or floats (put_int_run, put_float_run), looked for in lists of 8 or more that
+     * start with one: a list of containers or strs pays one predictable test per item */
+    const int runs = n >= 8 && (Py_TYPE(items[0]) == &PyFloat_Type || Py_TYPE(items[0]) == &PyLong_Type);
     for (Py_ssize_t i = 0; i < n; i++) {
         if (UNLIKELY(i >= size)) {
             w->pos = p;
@@ -571,15 +597,19 @@ static int pack_list(encoder *e, PyObject *o, int depth)
             return -1;
         }
         PyObject *item = items[i];
+        if (runs) {
+            Py_ssize_t k = 0;
+            if (Py_TYPE(item) == &PyFloat_Type && LIKELY(plain))
+                k = put_float_run(&p, end, items, i, size < n ? size : n);
 #ifdef MPKPY_INT_TABLE
-        if (int_runs && Py_TYPE(item) == &PyLong_Type && (size < n ? size : n) - i >= INT_RUN_MIN) {
-            Py_ssize_t k = put_int_run(&p, end, items, i, size < n ? size : n);
+            else if (Py_TYPE(item) == &PyLong_Type && (size < n ? size : n) - i >= INT_RUN_MIN)
+                k = put_int_run(&p, end, items, i, size < n ? size : n);
+#endif
             if (k > 0) {
                 i += k - 1;
                 continue;
             }
         }
-#endif
         if (LIKELY(plain) && LIKELY(end - p >= 9)) {
             uint8_t *next = put_small_scalar(p, end - 9, item);
             if (LIKELY(next != NULL)) {

@@ -206,3 +206,36 @@ def test_int_run_with_an_int_beyond_64_bits():
     items = list(range(20)) + [2**64] + list(range(20))
     with pytest.raises(OverflowError):
         mpk.packb(items)
+
+
+def float_ref(x, single=False):
+    import struct
+    return b"\xca" + struct.pack(">f", x) if single else b"\xcb" + struct.pack(">d", x)
+
+
+FLOATS = [0.0, -0.0, 1.5, -2.25, 1e300, -1e-300, float("inf"), float("-inf"), 3.141592653589793, 5e-324]
+
+
+@pytest.mark.parametrize("count", [7, 8, 9, 16, 17, 1000])
+def test_float_runs(count):
+    # lists of 8 or more that start with a float or an int write runs of floats without the
+    # per-item dispatch (put_float_run): the same bytes, runs cut by other items at every place,
+    # across the output's growth, and not under use_single_float (float 32, by the general path)
+    import math
+    floats = [FLOATS[i % len(FLOATS)] for i in range(count)]
+    head = bytes([0x90 | count]) if count <= 15 else b"\xdc" + count.to_bytes(2, "big")
+    assert mpk.packb(floats) == head + b"".join(float_ref(x) for x in floats)
+    assert mpk.Packer().pack(floats) == head + b"".join(float_ref(x) for x in floats)
+    small = [x if abs(x) < 1e30 or math.isinf(x) else 0.5 for x in floats]  # float 32 has no 1e300
+    assert mpk.packb(small, use_single_float=True) == head + b"".join(float_ref(x, True) for x in small)
+    for other in (None, 7, -1, 2**40, "x", True):
+        for at in (0, 1, count // 2, count - 1):
+            items = list(floats)
+            items[at] = other
+            got = mpk.unpackb(mpk.packb(items))
+            assert len(got) == count and got[at] == other and type(got[at]) is type(other)
+            assert all(g == x or (math.isnan(g) and math.isnan(x)) for j, (g, x) in enumerate(zip(got, items))
+                       if j != at)
+            assert mpk.packb(items) == __import__("msgpack").packb(items)
+    nan = mpk.unpackb(mpk.packb([float("nan")] * count))
+    assert all(math.isnan(x) for x in nan)
