@@ -19,7 +19,9 @@
  * tweet unpack 36.3k -> 34.9k, [1, 2] pack 515 -> 473.
  *   MPKPY_DICT_ENTRIES      the dict entry walk instead of PyDict_Next (3.11): a quarter of dict packing
  *   mpkpy_small_long        ints of up to 60 bits read without a call (3.11 digits, 3.12-3.13 lv_tag,
- *                           newer PyUnstable_Long_CompactValue up to 30 bits)
+ *                           newer PyUnstable_Long_CompactValue up to 30 bits); zero and one digit as
+ *                           sign times digit, without a branch on the sign (with put_int_run in
+ *                           packer.c: rb_integers pack 1.6-2.2x, see bench/README.md, session 7)
  *   mpkpy_wide_long         64-bit ints of three digits read without a call (3.11-3.13): with the
  *                           above, 3.12 int array pack 825k -> 484k instructions
  *   mpkpy_dict_set          insert with the str's cached hash (private call, up to 3.12)
@@ -226,10 +228,15 @@ MPK__INLINE int mpkpy_small_long(PyObject *o, long long *v)
      * bits), so 31..60-bit ints took PyLong_AsLongLongAndOverflow: int array pack, see
      * bench/README.md */
     uintptr_t tag = ((PyLongObject *)o)->long_value.lv_tag;
-    if ((tag >> 3) > 2) return 0;
     const digit *d = ((PyLongObject *)o)->long_value.ob_digit;
-    long long m = (tag >> 3) == 0 ? 0 : (tag >> 3) == 1 ? (long long)d[0]
-                                      : (long long)d[0] | ((long long)d[1] << PyLong_SHIFT);
+    if (tag < (2u << 3)) {
+        /* zero or one digit: 1 - sign (1, 0, -1) times the digit, CPython's own
+         * _PyLong_CompactValue (zero has a digit too), so the sign costs no branch */
+        *v = (1 - (long long)(tag & 3)) * (long long)d[0];
+        return 1;
+    }
+    if ((tag >> 3) != 2) return 0;
+    long long m = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT);
     *v = (tag & 3) == 2 ? -m : m;
     return 1;
 #elif defined(MPKPY_FAST_ANY) && PY_VERSION_HEX >= 0x030C0000
@@ -239,16 +246,19 @@ MPK__INLINE int mpkpy_small_long(PyObject *o, long long *v)
     }
     return 0;
 #elif defined(MPKPY_FAST_311) && PyLong_SHIFT == 30
+    /* the signed digit count times the digit for zero and one digit (3.11's own medium_value: an
+     * int always has one digit, zero's being 0), so the sign costs no branch (a switch on the
+     * count was mispredicted in lists of ints of random signs) */
     Py_ssize_t size = Py_SIZE(o);
     const digit *d = ((PyLongObject *)o)->ob_digit;
-    switch (size) {
-    case 0: *v = 0; return 1;
-    case 1: *v = (long long)d[0]; return 1;
-    case -1: *v = -(long long)d[0]; return 1;
-    case 2: *v = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
-    case -2: *v = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
-    default: return 0;
+    if ((size_t)(size + 1) <= 2) {
+        *v = (long long)size * (long long)d[0];
+        return 1;
     }
+    if (size != 2 && size != -2) return 0;
+    long long m = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT);
+    *v = size < 0 ? -m : m;
+    return 1;
 #else
     (void)o;
     (void)v;

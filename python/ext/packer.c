@@ -161,6 +161,165 @@ static inline int pack_str(encoder *e, PyObject *o)
 
 
 
+/* ---- ints in a list without a branch on their width (int_form_of, put_int_form) ---------------
+ * mpk_write_int picks the form by a chain of up to five comparisons; in a list of ints of mixed
+ * widths or random signs (py_int_array: every width from fixint to int 64; rb_integers: +-2^31)
+ * the chain is mispredicted about every other int, and the int array pack cells were the closest to
+ * the peers on every version (0.88-1.18x msgspec, quiet bench). Here the form comes from one table
+ * lookup on the value's sign and significant bits, the head byte is a masked select, and the body is
+ * one 8-byte big-endian store of the value shifted so its low bytes come first: one path whatever
+ * the width. put_int_form writes the same bytes as mpk_write_int (tests/test_fast_paths.py checks
+ * every form), always stores 9 bytes at p (the caller leaves them) and returns p + 1 + body length.
+ * Used by put_int_run below; measured in bench/README.md ("Session 7"). The portable build
+ * (MPKPY_PORTABLE, its own suite) and compilers without __builtin_clzll keep mpk_write_int. */
+#if !defined(MPKPY_PORTABLE) && (defined(__GNUC__) || defined(__clang__))
+#define MPKPY_INT_TABLE 1
+/* One entry per form, four bytes read at once: the head byte (0 for a fixint, whose head is the
+ * value itself), the mask of the value's low byte ORed into it (0xff for a fixint), the bytes to
+ * advance (1 + body length), and the shift that brings the body's bytes to the top of 64 bits. */
+#define IF_FORM(head, len) ((uint32_t)(head) | (uint32_t)((len) ? 0 : 0xff) << 8 | \
+                            (uint32_t)(1 + (len)) << 16 | (uint32_t)((64 - 8 * (len)) & 63) << 24)
+/* a non-negative value of b significant bits: fixint, uint 8/16/32/64 */
+#define IF_POS(b) ((b) <= 7 ? IF_FORM(0, 0) : (b) <= 8 ? IF_FORM(0xcc, 1) : (b) <= 16 ? IF_FORM(0xcd, 2) \
+                   : (b) <= 32 ? IF_FORM(0xce, 4) : IF_FORM(0xcf, 8))
+/* a negative value whose ~v (= -v - 1) has b significant bits: negative fixint, int 8/16/32/64 */
+#define IF_NEG(b) ((b) <= 5 ? IF_FORM(0, 0) : (b) <= 7 ? IF_FORM(0xd0, 1) : (b) <= 15 ? IF_FORM(0xd1, 2) \
+                   : (b) <= 31 ? IF_FORM(0xd2, 4) : IF_FORM(0xd3, 8))
+#define IF_8(F, b) F(b), F(b + 1), F(b + 2), F(b + 3), F(b + 4), F(b + 5), F(b + 6), F(b + 7)
+#define IF_65(F) F(0), IF_8(F, 1), IF_8(F, 9), IF_8(F, 17), IF_8(F, 25), IF_8(F, 33), IF_8(F, 41), \
+                 IF_8(F, 49), IF_8(F, 57)
+/* [bits] for v >= 0, [65 + bits] for v < 0 */
+static const uint32_t int_forms[130] = {IF_65(IF_POS), IF_65(IF_NEG)};
+
+MPK__INLINE uint32_t int_form_of(int64_t v)
+{
+    uint64_t sign = (uint64_t)(v >> 63);  /* all ones when negative */
+    uint64_t mag = (uint64_t)v ^ sign;    /* v, or ~v = -v - 1 */
+    unsigned bits = 64u - (unsigned)__builtin_clzll(mag | 1);
+    return int_forms[(sign & 65) + bits];
+}
+
+MPK__INLINE uint8_t *put_int_form(uint8_t *p, int64_t v, uint32_t f)
+{
+    p[0] = (uint8_t)(f | ((uint32_t)v & (f >> 8)));
+    /* a fixint shifts by 0 and stores 8 bytes that the next value overwrites */
+    mpk__store64(p + 1, (uint64_t)v << (f >> 24));
+    return p + ((f >> 16) & 0xff);
+}
+
+
+/* ---- put_int_run: a run of ints in a list, up to 16 at a time --------------------------------
+ * The ints are read first (value and form, into locals), then written. When every int of the 16
+ * has the same form — a sorted or narrow list, such as c_ints (0..65535) — they are written by a
+ * loop for that one form, whose position advances by a constant and whose body store has the
+ * form's width: put_int_form there was 1.6x slower than the core's branchy writer (each position
+ * then waits for the previous int's form, and every int stores 9 bytes). Otherwise
+ * (mixed widths) by put_int_form, without a branch per int. The test of the 16 forms is one
+ * branch per 16 ints, predicted for a list that is either. Returns how many items it wrote (0:
+ * items[i] is not such an int, or no room); *pp advanced. */
+#define INT_RUN 16
+#define INT_RUN_MIN 8 /* shorter runs (citm_catalog's lists of 1-3 ids) cost more in set-up than they save */
+
+/* k <= 16 ints of one form f (the advance per int, f >> 16, names it) */
+MPK__INLINE uint8_t *put_int_same(uint8_t *p, const int64_t *vals, Py_ssize_t k, uint32_t f)
+{
+    uint8_t head = (uint8_t)f;
+    switch ((f >> 16) & 0xff) {
+    case 1: /* fixint */
+        for (Py_ssize_t j = 0; j < k; j++) p[j] = (uint8_t)vals[j];
+        return p + k;
+    case 2:
+        for (Py_ssize_t j = 0; j < k; j++, p += 2) {
+            p[0] = head;
+            p[1] = (uint8_t)vals[j];
+        }
+        return p;
+    case 3:
+        for (Py_ssize_t j = 0; j < k; j++, p += 3) {
+            p[0] = head;
+            mpk__store16(p + 1, (uint16_t)vals[j]);
+        }
+        return p;
+    case 5:
+        for (Py_ssize_t j = 0; j < k; j++, p += 5) {
+            p[0] = head;
+            mpk__store32(p + 1, (uint32_t)vals[j]);
+        }
+        return p;
+    default:
+        for (Py_ssize_t j = 0; j < k; j++, p += 9) {
+            p[0] = head;
+            mpk__store64(p + 1, (uint64_t)vals[j]);
+        }
+        return p;
+    }
+}
+
+static MPK__NOINLINE Py_ssize_t put_int_run(uint8_t **pp, const uint8_t *end, PyObject *const *items, Py_ssize_t i,
+                                   Py_ssize_t n)
+{
+    uint8_t *p = *pp;
+    Py_ssize_t done = 0;
+    for (;;) {
+        int64_t vals[INT_RUN];
+        uint32_t forms[INT_RUN];
+        Py_ssize_t m = n - i < INT_RUN ? n - i : INT_RUN, k = 0;
+        if (end - p < 9 * m) m = (end - p) / 9;
+        uint32_t differ = 0;
+        for (; k < m; k++) {
+            PyObject *o = items[i + k];
+            long long v;
+            if (Py_TYPE(o) != &PyLong_Type) break;
+            if (LIKELY(mpkpy_small_long(o, &v))) {
+                forms[k] = int_form_of(v);
+            } else { /* 61 to 64 bits (three digits), in the run too: such ints are common */
+                uint64_t u;
+                int negative;
+                if (!mpkpy_wide_long(o, &u, &negative) || (negative && u > (uint64_t)1 << 63)) break;
+                v = negative ? (long long)(0 - u) : (long long)u;
+                /* uint 64 from 2^63: the same 8 bytes as the int64 they read as */
+                forms[k] = !negative && (u >> 63) ? IF_FORM(0xcf, 8) : int_form_of(v);
+            }
+            vals[k] = v;
+            differ |= forms[k] ^ forms[0];
+        }
+        if (k > 0 && differ == 0)
+            p = put_int_same(p, vals, k, forms[0]);
+        else
+            for (Py_ssize_t j = 0; j < k; j++) p = put_int_form(p, vals[j], forms[j]);
+        done += k;
+        i += k;
+        if (k < m || m == 0 || i >= n) break;
+    }
+    *pp = p;
+    return done;
+}
+#endif
+
+
+/* ---- put_float_run: a run of floats in a list (coordinates, vertex arrays) ---------------------
+ * written without the dispatch per item that tests str and int first: rb_model3d pack (30k floats
+ * in two lists of 15,000), callgrind 3.12, see bench/README.md (session 7). Only under a plain
+ * encoder (floats as float 64). Returns how many items it wrote (0: none, or no room); *pp
+ * advanced. Portable code: every build runs it. */
+static MPK__NOINLINE Py_ssize_t put_float_run(uint8_t **pp, const uint8_t *end, PyObject *const *items,
+                                              Py_ssize_t i, Py_ssize_t n)
+{
+    uint8_t *p = *pp;
+    Py_ssize_t j = i;
+    while (j < n && end - p >= 9 && Py_TYPE(items[j]) == &PyFloat_Type) {
+        double v = PyFloat_AS_DOUBLE(items[j]);
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        p[0] = 0xcb;
+        mpk__store64(p + 1, bits);
+        p += 9;
+        j++;
+    }
+    *pp = p;
+    return j - i;
+}
+
 /* A three-digit int (mpkpy_wide_long) written without a call: 1, or 0 when it is not one or does
  * not fit 64 bits (the caller takes the API). */
 MPK__INLINE int write_wide_long(mpk_writer *w, PyObject *o)
@@ -559,7 +718,10 @@ static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n,
 /* ADAPTER, to move into c/include/mpk/writer.h (a float 64 run): a short list of floats only —
  * coordinates, vectors, matrix rows — in one capacity check and without a type dispatch per
  * item. 1: written; 0: not such a list, nothing written. Writes the same bytes. */
-#define FLOAT_RUN_MAX 16
+/* its head is a fixarray, which holds at most 15: with 16 here, a list of exactly 16 floats was
+ * written as 0x90 (an empty array) followed by its 16 floats (tests/test_fast_paths.py,
+ * test_float_runs[16]) */
+#define FLOAT_RUN_MAX 15
 MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t n)
 {
     if (n > FLOAT_RUN_MAX || e->o->use_single_float) return 0;
@@ -597,16 +759,35 @@ static int pack_list(encoder *e, PyObject *o, int depth)
      * chain through memory, stored and reloaded around every copy (str array 10k: 9% faster) */
     const int plain = e->plain;
     uint8_t *p = w->pos, *end = w->end;
+    /* the list's size and item array in locals, read again only after the full dispatch (the only
+     * step that can run Python code: a default hook may shrink the list while we walk it). The
+     * compiler cannot keep them in registers itself: every byte stored through p may alias them.
+     * 2 instructions per item of c_ints (callgrind, 3.12). */
+    Py_ssize_t size = n;
+    PyObject *const *items = ((PyListObject *)o)->ob_item;
+    /* runs of ints or floats (put_int_run, put_float_run), looked for in lists of 8 or more that
+     * start with one: a list of containers or strs pays one predictable test per item */
+    const int runs = n >= 8 && (Py_TYPE(items[0]) == &PyFloat_Type || Py_TYPE(items[0]) == &PyLong_Type);
     for (Py_ssize_t i = 0; i < n; i++) {
-        /* a default hook may shrink the list while we walk it */
-        Py_ssize_t size = PyList_GET_SIZE(o);
         if (UNLIKELY(i >= size)) {
             w->pos = p;
             PyErr_SetString(PyExc_RuntimeError, "list changed size during packing");
             return -1;
         }
-        PyObject *const *items = ((PyListObject *)o)->ob_item;
         PyObject *item = items[i];
+        if (runs) {
+            Py_ssize_t k = 0;
+            if (Py_TYPE(item) == &PyFloat_Type && LIKELY(plain))
+                k = put_float_run(&p, end, items, i, size < n ? size : n);
+#ifdef MPKPY_INT_TABLE
+            else if (Py_TYPE(item) == &PyLong_Type && (size < n ? size : n) - i >= INT_RUN_MIN)
+                k = put_int_run(&p, end, items, i, size < n ? size : n);
+#endif
+            if (k > 0) {
+                i += k - 1;
+                continue;
+            }
+        }
         if (LIKELY(plain) && LIKELY(end - p >= 9)) {
             uint8_t *next = put_small_scalar(p, end - 9, item);
             if (LIKELY(next != NULL)) {
@@ -635,6 +816,8 @@ static int pack_list(encoder *e, PyObject *o, int depth)
         if (UNLIKELY(rc < 0)) return fail_at(e, NULL, i);
         p = w->pos;
         end = w->end;
+        size = PyList_GET_SIZE(o);
+        items = ((PyListObject *)o)->ob_item;
     }
     w->pos = p;
     return 0;
@@ -1171,6 +1354,14 @@ static int encode_top(encoder *e, PyObject *obj)
  * packb again finds the scratch busy and starts in a bytes object of its own. */
 #define PACKB_SCRATCH 4096
 #define PACKB_NESTED_INITIAL 256
+/* Why packb's scratch, its writer and packb_size_hint (below) are C statics and not module state:
+ * the module is single-phase (module_def.m_size -1, module.c) and everything else it holds is
+ * process-wide too — the static Packer and Unpacker types, the exception classes, the decoder's key
+ * cache — so these two in module state would not make it per-interpreter, and the GIL serialises
+ * every packb (a free-threaded build re-enables the GIL for a single-phase module; a nested call
+ * from a default hook finds packb_scratch_busy set and takes its own buffer). Reaching the state
+ * costs a call per packb: PyModule_GetState added 15 instructions to a 1,625-instruction packb of
+ * Product (callgrind, 3.12, session 7). They move with the rest if the module goes multi-phase. */
 static uint8_t packb_scratch[PACKB_SCRATCH];
 static int packb_scratch_busy;
 

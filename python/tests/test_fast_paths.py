@@ -136,3 +136,106 @@ def test_decoded_ascii_strs_of_every_short_length():
     for n in (1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 256):
         s = "q" * (n - 1) + "z"
         assert mpk.unpackb(mpk.packb(s)) == s
+
+
+def int_ref(v):
+    # the spec's shortest form of an int, written out here independently of every encoder
+    if 0 <= v <= 0x7F or -32 <= v < 0:
+        return (v & 0xFF).to_bytes(1, "big")
+    if v >= 0:
+        for head, n in ((0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8)):
+            if v < 1 << (8 * n):
+                return bytes([head]) + v.to_bytes(n, "big")
+    for head, n in ((0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8)):
+        if v >= -(1 << (8 * n - 1)):
+            return bytes([head]) + v.to_bytes(n, "big", signed=True)
+    raise OverflowError(v)
+
+
+OTHER_REF = {None: b"\xc0", True: b"\xc3", False: b"\xc2", "x": b"\xa1x"}
+
+
+def list_ref(items):
+    n = len(items)
+    head = bytes([0x90 | n]) if n <= 15 else b"\xdc" + n.to_bytes(2, "big") if n <= 0xFFFF else b"\xdd" + n.to_bytes(4, "big")
+    return head + b"".join(OTHER_REF[x] if x is None or type(x) is not int else int_ref(x) for x in items)
+
+
+IN_RANGE = [v for v in BOUNDARIES if -2**63 <= v < 2**64] + [-32, -33, 127, 128, 255, 256, 65535, 65536]
+
+
+@pytest.mark.parametrize("count", [7, 8, 15, 16, 17, 31, 32, 33, 100])
+def test_int_runs_of_one_form(count):
+    # lists of 8 or more ints are read 16 at a time and written by a loop for their one form when
+    # all 16 share it (put_int_run, put_int_same): every form, every run length around the 16
+    for v in IN_RANGE:
+        items = [v] * count
+        assert mpk.packb(items) == list_ref(items), (v, count)
+
+
+@pytest.mark.parametrize("shift", range(0, 20, 3))
+def test_int_runs_of_mixed_forms(shift):
+    # mixed widths go through the table of forms (put_int_form); runs are cut by other items
+    # (None, bools, which are int subclasses, strs), by ints wider than 60 bits (read by another
+    # path) and by the list's end, at every offset against the groups of 16
+    mixed = IN_RANGE[shift:] + IN_RANGE[:shift]
+    assert mpk.packb(mixed) == list_ref(mixed)
+    for other in (None, True, False, "x"):
+        for at in (0, 7, 8, 15, 16, 17, 40):
+            items = list(mixed)
+            items.insert(at, other)
+            assert mpk.packb(items) == list_ref(items), (other, at)
+    assert mpk.packb(mixed[::-1]) == list_ref(mixed[::-1])
+
+
+def test_int_runs_across_output_growth():
+    # a long list crosses packb's scratch and the output's growth, and a Packer's buffer, in the
+    # middle of a group of 16
+    import random
+    rng = random.Random(9)
+    for items in ([rng.choice(IN_RANGE) for _ in range(50000)], list(range(-70000, 70000, 3)),
+                  [rng.randint(-2**31, 2**31) for _ in range(20000)]):
+        want = list_ref(items)
+        assert mpk.packb(items) == want
+        assert mpk.Packer().pack(items) == want
+        assert mpk.unpackb(want) == items
+
+
+def test_int_run_with_an_int_beyond_64_bits():
+    # an int that has no MessagePack form, in the middle of a run, still raises
+    items = list(range(20)) + [2**64] + list(range(20))
+    with pytest.raises(OverflowError):
+        mpk.packb(items)
+
+
+def float_ref(x, single=False):
+    import struct
+    return b"\xca" + struct.pack(">f", x) if single else b"\xcb" + struct.pack(">d", x)
+
+
+FLOATS = [0.0, -0.0, 1.5, -2.25, 1e300, -1e-300, float("inf"), float("-inf"), 3.141592653589793, 5e-324]
+
+
+@pytest.mark.parametrize("count", [7, 8, 9, 16, 17, 1000])
+def test_float_runs(count):
+    # lists of 8 or more that start with a float or an int write runs of floats without the
+    # per-item dispatch (put_float_run): the same bytes, runs cut by other items at every place,
+    # across the output's growth, and not under use_single_float (float 32, by the general path)
+    import math
+    floats = [FLOATS[i % len(FLOATS)] for i in range(count)]
+    head = bytes([0x90 | count]) if count <= 15 else b"\xdc" + count.to_bytes(2, "big")
+    assert mpk.packb(floats) == head + b"".join(float_ref(x) for x in floats)
+    assert mpk.Packer().pack(floats) == head + b"".join(float_ref(x) for x in floats)
+    small = [x if abs(x) < 1e30 or math.isinf(x) else 0.5 for x in floats]  # float 32 has no 1e300
+    assert mpk.packb(small, use_single_float=True) == head + b"".join(float_ref(x, True) for x in small)
+    for other in (None, 7, -1, 2**40, "x", True):
+        for at in (0, 1, count // 2, count - 1):
+            items = list(floats)
+            items[at] = other
+            got = mpk.unpackb(mpk.packb(items))
+            assert len(got) == count and got[at] == other and type(got[at]) is type(other)
+            assert all(g == x or (math.isnan(g) and math.isnan(x)) for j, (g, x) in enumerate(zip(got, items))
+                       if j != at)
+            assert mpk.packb(items) == __import__("msgpack").packb(items)
+    nan = mpk.unpackb(mpk.packb([float("nan")] * count))
+    assert all(math.isnan(x) for x in nan)

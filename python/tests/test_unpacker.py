@@ -1,6 +1,7 @@
 """unpackb options and the streaming Unpacker: feed, iteration, unpack, skip, headers, read_bytes,
 tell, file-like input, buffer limits."""
 import datetime
+import sys
 import io
 
 import msgpack
@@ -44,6 +45,25 @@ class TestUnpackb:
         a, b = mpk.unpackb(mpk.packb([{"some_key": 1}, {"some_key": 2}]))
         (ka,), (kb,) = a, b
         assert ka is kb
+
+    def test_decoded_keys_are_freed_when_unused(self):
+        # map keys are interned where interning keeps them mortal (3.11, 3.13) and left uninterned
+        # on 3.12, whose interning makes a str immortal: distinct keys (ids used as keys) decoded
+        # and dropped must not stay in memory for the life of the process
+        import uuid
+        tag = uuid.uuid4().hex
+        short = "k" + tag[:20]                       # through the key cache
+        long_ = "long key " + tag + "x" * 80         # past the key cache
+        non_ascii = "clé " + tag
+        (d,) = [mpk.unpackb(mpk.packb({short: 1, long_: 2, non_ascii: 3}))]
+        for k in d:
+            assert sys.getrefcount(k) < 1000, k  # an immortal str reports a count of 2**32 - 1 or more
+        del d, k
+        before = sys.getallocatedblocks()
+        for j in range(20):
+            keys = mpk.unpackb(mpk.packb({f"{tag}-{j}-{i}": i for i in range(2000)}))
+            del keys
+        assert sys.getallocatedblocks() - before < 5000  # 40,000 distinct keys came and went
 
     def test_duplicate_keys_last_wins(self):
         assert mpk.unpackb(b"\x82\xa1a\x01\xa1a\x02") == {"a": 2}
