@@ -120,7 +120,7 @@ public:
     /// Reads the next value into `out`; false on error (see error()). Reading past the end is
     /// errc::truncated at the input length.
     template <class T>
-    bool read(T &out) {
+    MPK_CPP_FAST_INLINE bool read(T &out) {
         if (codec<T>::decode(d_, out)) return true;
         root_ = detail::root_name<T>();
         return false;
