@@ -1,17 +1,18 @@
-// stream_probe.cpp — how large bodies should be copied into outputs that fit in cache and outputs
-// that do not (mpk/writer.hpp, stream_min_capacity). Not part of `make bench`: a same-process A/B.
+// stream_probe.cpp — should large bodies be copied with streaming stores into outputs the cache
+// might keep? A same-process A/B, not part of `make bench`.
 //
-// The seed's Test4 (ints and an 8 KiB bin) written N times into one presized buffer, as
-// cpp/bench/seed_bench.cpp does, by mpk with its streaming threshold forced to 0 (AVX2 streaming
-// stores for every body 4 MiB or more into the output), forced to SIZE_MAX (plain copies), and left
-// to its rule (what users get), and by msgpack-cxx (glibc memcpy into its sbuffer). Each variant
-// is timed on a second pass over its buffer (the first takes the page faults), in rotating order,
-// for several rounds; the medians are printed with their spread. Wall-clock: run it on a quiet
-// machine, or read only the ratios of one run.
+// The seed's Test3 (one 8 KiB bin) written N times into one presized buffer, as
+// cpp/bench/seed_bench.cpp does it (a new buffer each round, the first pass takes the page faults,
+// the second is timed), three ways: mpk's writer (bodies 4 MiB or more into the output copied with
+// AVX2 streaming stores, mpk/codec.hpp write_body_streaming), the same bytes copied plainly
+// (head stores and memcpy) into a buffer of mpk's writer, and msgpack-cxx (its sbuffer, glibc
+// memcpy). Rounds rotate the order; medians and the fastest run (the closest a loaded machine
+// gets to a quiet one) are printed.
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -DMSGPACK_NO_BOOST -Icpp/include -Ic/include cpp/bench/stream_probe.cpp
 //       cpp/build/bench/c/libmpk.a -o /tmp/stream_probe && /tmp/stream_probe [MESSAGES,...] [ROUNDS]
-//   (default: 4096,32768 messages, the QUICK and the full run's counts; 9 rounds)
+//   (default: 1024,2048,4096,32768 messages: 8 to 268 MB, 4096 the QUICK run's count, 32768 the
+//   full run's; 11 rounds)
 #include <mpk.hpp>
 
 #include <msgpack.hpp>
@@ -21,34 +22,67 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <cstring>
 #include <vector>
 
 namespace {
 namespace m {
-struct Test1 { std::uint32_t a = 1, b = 2; MPK_FIELDS(a, b) };
-struct Test2 { std::int32_t a = -1, b = -2; MPK_FIELDS(a, b) };
 struct Test3 { mpk::bytes_view data; MPK_FIELDS(data) };
-struct Test4 { Test1 test1; Test2 test2; Test3 test3; MPK_FIELDS(test1, test2, test3) };
 } // namespace m
 namespace c {
-struct Test1 { std::uint32_t a = 1, b = 2; MSGPACK_DEFINE(a, b) };
-struct Test2 { std::int32_t a = -1, b = -2; MSGPACK_DEFINE(a, b) };
 struct Test3 { msgpack::type::raw_ref data; MSGPACK_DEFINE(data) };
-struct Test4 { Test1 test1; Test2 test2; Test3 test3; MSGPACK_DEFINE(test1, test2, test3) };
 } // namespace c
 
 using clk = std::chrono::steady_clock;
 std::vector<char> g_payload(8192, 'x');
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+double seconds_since(clk::time_point t0) { return std::chrono::duration<double>(clk::now() - t0).count(); }
+
+// Test3 as mpk writes it ([bin 16 of 8192]), copied plainly into w's buffer.
+__attribute__((noinline)) void write_plain(mpk::writer &w, std::size_t n) {
+    std::uint8_t *p = w.c()->pos;
+    for (std::size_t i = 0; i < n; i++) {
+        p[0] = 0x91;
+        p[1] = 0xc5;
+        p[2] = 0x20;
+        p[3] = 0x00;
+        std::memcpy(p + 4, g_payload.data(), 8192);
+        p += 4 + 8192;
+    }
+    w.c()->pos = p;
+}
+
+double one(int which, std::size_t n) {
+    const std::size_t capacity = n * (8196 + 16) + 64; // as seed_bench.cpp presizes it
+    const m::Test3 mm{mpk::bytes_view(g_payload.data(), g_payload.size())};
+    if (which == 2) {
+        c::Test3 cm;
+        cm.data = msgpack::type::raw_ref(g_payload.data(), static_cast<std::uint32_t>(g_payload.size()));
+        msgpack::sbuffer sb(capacity);
+        for (std::size_t i = 0; i < n; i++) msgpack::pack(sb, cm);
+        sb.clear();
+        auto t0 = clk::now();
+        for (std::size_t i = 0; i < n; i++) msgpack::pack(sb, cm);
+        return seconds_since(t0);
+    }
+    mpk::writer w(capacity);
+    for (std::size_t i = 0; i < n; i++) w.write(mm);
+    w.reset();
+    auto t0 = clk::now();
+    if (which == 0) {
+        for (std::size_t i = 0; i < n; i++) w.write(mm);
+        mpk::detail::order_streaming_stores();
+    } else {
+        write_plain(w, n);
+    }
+    double s = seconds_since(t0);
+    if (w.size() != n * 8196) std::abort();
+    return s;
 }
 } // namespace
 
 int main(int argc, char **argv) {
-    std::vector<std::size_t> counts{4096, 32768};
+    std::vector<std::size_t> counts{1024, 2048, 4096, 32768};
     if (argc > 1) {
         counts.clear();
         for (const char *s = argv[1]; *s;) {
@@ -57,53 +91,21 @@ int main(int argc, char **argv) {
             s = *e == ',' ? e + 1 : e;
         }
     }
-    const int rounds = argc > 2 ? std::atoi(argv[2]) : 9;
-    const std::size_t rule = mpk::detail::stream_min_capacity();
-    std::printf("stream_min_capacity (the rule, from sysconf): %zu bytes; AVX2: %s\n", rule,
-#ifdef MPK_CPP_STREAM_AVX2
-                mpk::detail::cpu_has_avx2() ? "yes" : "no"
-#else
-                "not built"
-#endif
-    );
-    const m::Test4 mm{{}, {}, {mpk::bytes_view(g_payload.data(), g_payload.size())}};
-    c::Test4 cm;
-    cm.test3.data = msgpack::type::raw_ref(g_payload.data(), static_cast<std::uint32_t>(g_payload.size()));
+    const int rounds = argc > 2 ? std::atoi(argv[2]) : 11;
+    const char *names[3] = {"mpk (streaming)", "plain copy, same buffer", "msgpack-cxx sbuffer"};
     for (std::size_t n : counts) {
-        const std::size_t one = mpk::pack(mm).size();
-        mpk::writer w(n * (one + 16) + 64); // as seed_bench.cpp presizes it
-        msgpack::sbuffer sb(n * (one + 16) + 64);
-        const char *names[4] = {"mpk streaming (threshold 0)", "mpk plain (threshold max)", "mpk (the rule)", "msgpack-cxx sbuffer"};
-        auto pass = [&](int which) {
-            if (which == 3) {
-                sb.clear();
-                auto t0 = clk::now();
-                for (std::size_t i = 0; i < n; i++) msgpack::pack(sb, cm);
-                return std::chrono::duration<double>(clk::now() - t0).count();
-            }
-            mpk::detail::set_stream_min_capacity(which == 0 ? 0 : which == 1 ? SIZE_MAX : rule);
-            w.reset();
-            auto t0 = clk::now();
-            for (std::size_t i = 0; i < n; i++) w.write(mm);
-            mpk::detail::order_streaming_stores();
-            return std::chrono::duration<double>(clk::now() - t0).count();
-        };
-        for (int k = 0; k < 4; k++) pass(k); // page faults
-        std::vector<double> t[4];
+        std::vector<double> t[3];
         for (int r = 0; r < rounds; r++)
-            for (int k = 0; k < 4; k++) {
-                int which = (k + r) % 4; // rotating order
-                t[which].push_back(pass(which));
+            for (int k = 0; k < 3; k++) {
+                const int which = (k + r) % 3;
+                t[which].push_back(one(which, n));
             }
-        mpk::detail::set_stream_min_capacity(rule);
-        const double bytes = static_cast<double>(w.size());
-        std::printf("%zu messages, %.1f MB output (writer capacity %zu):\n", n, bytes / 1e6,
-                    static_cast<std::size_t>(w.c()->end - w.c()->buf));
-        for (int k = 0; k < 4; k++) {
-            auto s = t[k];
-            std::sort(s.begin(), s.end());
-            std::printf("  %-30s %7.2f GB/s  (runs %.2f..%.2f)  %.2fx msgpack-cxx\n", names[k], bytes / median(t[k]) / 1e9,
-                        bytes / s.back() / 1e9, bytes / s.front() / 1e9, median(t[3]) / median(t[k]));
+        const double bytes = static_cast<double>(n) * 8196;
+        std::printf("%zu messages, %.1f MB:\n", n, bytes / 1e6);
+        for (int k = 0; k < 3; k++) {
+            std::sort(t[k].begin(), t[k].end());
+            std::printf("  %-26s median %6.2f GB/s, fastest %6.2f GB/s\n", names[k], bytes / t[k][t[k].size() / 2] / 1e9,
+                        bytes / t[k].front() / 1e9);
         }
         std::fflush(stdout);
     }

@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -939,114 +938,55 @@ TEST(FastPath, SizedEncodeMatchesTheGeneralPath) {
 // copy them with its own streaming stores) give the core's bytes, at every alignment of the body
 // to a 64-byte line and at the str/bin 16 -> 32 boundary; in a fixed buffer one byte short, the same
 // buffer_full; in reference chunks, the same chunks.
-// stream_min_capacity (writer.hpp): 3/4 of the last-level cache's share per online CPU; an unknown
-// cache size streams as the core does (threshold 0).
-TEST(FastPath, StreamThresholdIsThreeQuartersOfTheCacheSharePerCpu) {
-    EXPECT_EQ(mpk::detail::stream_threshold_for(300ll << 20, 2), std::size_t{225} << 19); // 112.5 MiB
-    EXPECT_EQ(mpk::detail::stream_threshold_for(32ll << 20, 8), std::size_t{3} << 20);
-    EXPECT_EQ(mpk::detail::stream_threshold_for(8ll << 20, 0), std::size_t{6} << 20); // unknown CPU count: 1
-    EXPECT_EQ(mpk::detail::stream_threshold_for(0, 4), 0u);
-    EXPECT_EQ(mpk::detail::stream_threshold_for(-1, 4), 0u);
-}
-
-namespace {
-// Sets the streaming threshold for one scope.
-struct stream_threshold_scope {
-    std::size_t old;
-    explicit stream_threshold_scope(std::size_t bytes) : old(mpk::detail::set_stream_min_capacity(bytes)) {}
-    ~stream_threshold_scope() { mpk::detail::set_stream_min_capacity(old); }
-};
-} // namespace
-
-// Which copy a large body gets: the core's (short bodies, near the start, reference chunks, no
-// room), a plain one (the output is under the threshold: it stays in cache) or streaming stores
-// (AVX2; without it the core's SSE2 ones).
-TEST(FastPath, LargeBodiesStreamOnlyIntoOutputsLargerThanTheThreshold) {
-    using mpk::detail::body_copy;
-    const std::size_t lead = std::size_t{4} << 20, cap = lead + 100000;
-    std::string filler(lead, 'f');
-    mpk::writer w(cap);
-    mpk_write_bytes(w.c(), filler.data(), lead);
-    const std::size_t capacity = static_cast<std::size_t>(w.c()->end - w.c()->buf);
-    ASSERT_GE(capacity, cap);
-#ifdef MPK_CPP_STREAM_AVX2
-    const body_copy large = mpk::detail::cpu_has_avx2() ? body_copy::stream : body_copy::core;
-    {
-        stream_threshold_scope t(capacity + 1); // the output is smaller: stays in cache
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 8192), body_copy::plain);
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 1024), body_copy::plain);
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 1023), body_copy::core);    // short: the core's copy
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 100000), body_copy::core);  // no room: the core grows
-    }
-    {
-        stream_threshold_scope t(capacity); // the output is as large: streams
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 8192), large);
-    }
-    {
-        stream_threshold_scope t(0); // an unknown cache size: as the core, by offset only
-        EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 8192), large);
-        mpk::writer near(cap); // 4 MiB - 1 into the output: the core's copy
-        mpk_write_bytes(near.c(), filler.data(), lead - 1);
-        EXPECT_EQ(mpk::detail::large_body_copy(near.c(), 8192), body_copy::core);
-    }
-#else
-    EXPECT_EQ(mpk::detail::large_body_copy(w.c(), 8192), body_copy::core); // the core's copy only
-#endif
-}
-
 TEST(FastPath, LargeBodiesFarIntoTheOutputMatchTheCore) {
-    // every copy: streaming stores (threshold 0) and plain (the largest threshold)
-    for (std::size_t threshold : {std::size_t{0}, SIZE_MAX}) {
-        stream_threshold_scope scope(threshold);
-        std::string body(70000, '\0');
-        for (std::size_t i = 0; i < body.size(); i++) body[i] = static_cast<char>(i * 7 + i / 251);
-        const std::size_t lead = std::size_t{4} << 20;
-        std::string filler(lead + 64, 'f'); // up to lead + 63 bytes are written from it
-        for (std::size_t n : {std::size_t{1024}, std::size_t{1025}, std::size_t{8192}, std::size_t{65535}, std::size_t{65536},
-                              std::size_t{70000}}) {
-            for (std::size_t shift = 0; shift < 64; shift += (n == 8192 ? 1 : 13)) {
-                mpk::bytes_view bin(body.data(), n);
-                std::string_view str(body.data(), n);
-                mpk::writer w(lead + 200000);
-                mpk_writer c;
-                mpk_writer_init_growable(&c, lead + 200000);
-                mpk_write_bytes(w.c(), filler.data(), lead + shift); // unframed: only the offset matters
-                mpk_write_bytes(&c, filler.data(), lead + shift);
-                w.write(bin).write(str).write(bin);
-                mpk_write_bin(&c, bin.data(), n);
-                mpk_write_str(&c, str.data(), n);
-                mpk_write_bin(&c, bin.data(), n);
-                ASSERT_TRUE(w.finish().ok());
-                ASSERT_EQ(mpk_writer_finish(&c), MPK_OK);
-                ASSERT_EQ(w.size(), mpk_writer_size(&c)) << n << " " << shift;
-                ASSERT_EQ(0, std::memcmp(w.data(), mpk_writer_data(&c), w.size())) << n << " " << shift;
-                mpk_writer_destroy(&c);
-            }
-            // a fixed buffer one byte short of the body: buffer_full, as from the core
-            std::vector<std::byte> buf(lead + n + 5);
-            mpk::writer f = mpk::writer::fixed(buf.data(), lead + n + 2);
-            mpk_write_bytes(f.c(), filler.data(), lead);
-            f.write(mpk::bytes_view(body.data(), n));
-            auto r = f.finish();
-            ASSERT_FALSE(r.ok());
-            EXPECT_EQ(r.error().kind, mpk::errc::buffer_full);
-        }
-        // reference chunks far into the output: the body stays referenced, as the core does it
-        mpk_writer ch;
-        mpk_writer_init_chunks(&ch, 0);
-        {
-            mpk::writer w = mpk::writer::wrap(&ch);
-            mpk_write_bytes(w.c(), filler.data(), 1000); // copied (under the threshold)
-            std::string pad(lead, 'p');
-            w.write(std::string_view(pad.data(), 1000)); // a str under the threshold: copied
-            w.write(mpk::bytes_view(body.data(), 8192)); // referenced
+    std::string body(70000, '\0');
+    for (std::size_t i = 0; i < body.size(); i++) body[i] = static_cast<char>(i * 7 + i / 251);
+    const std::size_t lead = std::size_t{4} << 20;
+    std::string filler(lead + 64, 'f'); // up to lead + 63 bytes are written from it
+    for (std::size_t n : {std::size_t{1024}, std::size_t{1025}, std::size_t{8192}, std::size_t{65535}, std::size_t{65536},
+                          std::size_t{70000}}) {
+        for (std::size_t shift = 0; shift < 64; shift += (n == 8192 ? 1 : 13)) {
+            mpk::bytes_view bin(body.data(), n);
+            std::string_view str(body.data(), n);
+            mpk::writer w(lead + 200000);
+            mpk_writer c;
+            mpk_writer_init_growable(&c, lead + 200000);
+            mpk_write_bytes(w.c(), filler.data(), lead + shift); // unframed: only the offset matters
+            mpk_write_bytes(&c, filler.data(), lead + shift);
+            w.write(bin).write(str).write(bin);
+            mpk_write_bin(&c, bin.data(), n);
+            mpk_write_str(&c, str.data(), n);
+            mpk_write_bin(&c, bin.data(), n);
             ASSERT_TRUE(w.finish().ok());
+            ASSERT_EQ(mpk_writer_finish(&c), MPK_OK);
+            ASSERT_EQ(w.size(), mpk_writer_size(&c)) << n << " " << shift;
+            ASSERT_EQ(0, std::memcmp(w.data(), mpk_writer_data(&c), w.size())) << n << " " << shift;
+            mpk_writer_destroy(&c);
         }
-        const mpk_chunk *chunks = nullptr;
-        std::size_t count = 0;
-        ASSERT_TRUE(mpk_writer_chunks(&ch, &chunks, &count));
-        ASSERT_EQ(count, 2u);
-        EXPECT_EQ(chunks[1].data, static_cast<const void *>(body.data()));
-        mpk_writer_destroy(&ch);
+        // a fixed buffer one byte short of the body: buffer_full, as from the core
+        std::vector<std::byte> buf(lead + n + 5);
+        mpk::writer f = mpk::writer::fixed(buf.data(), lead + n + 2);
+        mpk_write_bytes(f.c(), filler.data(), lead);
+        f.write(mpk::bytes_view(body.data(), n));
+        auto r = f.finish();
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, mpk::errc::buffer_full);
     }
+    // reference chunks far into the output: the body stays referenced, as the core does it
+    mpk_writer ch;
+    mpk_writer_init_chunks(&ch, 0);
+    {
+        mpk::writer w = mpk::writer::wrap(&ch);
+        mpk_write_bytes(w.c(), filler.data(), 1000); // copied (under the threshold)
+        std::string pad(lead, 'p');
+        w.write(std::string_view(pad.data(), 1000)); // a str under the threshold: copied
+        w.write(mpk::bytes_view(body.data(), 8192)); // referenced
+        ASSERT_TRUE(w.finish().ok());
+    }
+    const mpk_chunk *chunks = nullptr;
+    std::size_t count = 0;
+    ASSERT_TRUE(mpk_writer_chunks(&ch, &chunks, &count));
+    ASSERT_EQ(count, 2u);
+    EXPECT_EQ(chunks[1].data, static_cast<const void *>(body.data()));
+    mpk_writer_destroy(&ch);
 }

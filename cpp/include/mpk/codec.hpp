@@ -246,38 +246,18 @@ MPK_CPP_FAST_INLINE bool write_str_inline(mpk_writer *w, const char *s, std::siz
     return true;
 }
 
-/// How write_body_streaming copies a body: not at all (the core writes it), plainly, or with
-/// AVX2 streaming stores.
-enum class body_copy { core, plain, stream };
-
-/// The copy of a str/bin body of n bytes at the writer's position (see write_body_streaming).
-inline body_copy large_body_copy(const mpk_writer *w, std::size_t n) noexcept {
+/// A str (head16 0xda) or bin (0xc5) body of 1 KiB or more, 4 MiB or more into a growable, fixed,
+/// flush or caller-grown output, head and body, through stream_body_avx2 (writer.hpp) when the CPU
+/// has AVX2: where the core would copy it with SSE2 streaming stores (the same thresholds,
+/// c/src/writer.c STREAM_MIN_BODY and STREAM_MIN_OFFSET), with the same bytes. False, having
+/// written nothing, otherwise (reference chunks, no room, an error: the core decides).
+MPK_CPP_FAST_INLINE bool write_body_streaming(mpk_writer *w, std::uint8_t head16, const void *data, std::size_t n) noexcept {
 #ifdef MPK_CPP_STREAM_AVX2
     constexpr std::size_t min_body = 1024, min_offset = std::size_t{4} << 20;
-    const std::uint8_t *p = w->pos;
-    if (n < min_body || n > 0xffffffffu || w->ref_threshold != 0 || static_cast<std::size_t>(w->end - p) < n + 5 ||
-        static_cast<std::size_t>(p - w->buf) < min_offset)
-        return body_copy::core;
-    if (static_cast<std::size_t>(w->end - w->buf) < stream_min_capacity()) return body_copy::plain; // stays in cache
-    return cpu_has_avx2() ? body_copy::stream : body_copy::core; // without AVX2, the core's SSE2 stores
-#else
-    (void)w;
-    (void)n;
-    return body_copy::core;
-#endif
-}
-
-/// A str (head16 0xda) or bin (0xc5) body of 1 KiB or more, 4 MiB or more into a growable, fixed,
-/// flush or caller-grown output (the core's thresholds for its SSE2 streaming stores, c/src/writer.c
-/// STREAM_MIN_BODY and STREAM_MIN_OFFSET), head and body, copied here: with stream_body_avx2
-/// (writer.hpp) when the output is at least stream_min_capacity() and the CPU has AVX2, plainly
-/// (memcpy) when the output is smaller than that (it stays in cache: streaming would lose, and the
-/// core would stream). Same bytes as the core's. False, having written nothing, otherwise
-/// (reference chunks, no room, an error, a large output without AVX2: the core decides).
-MPK_CPP_FAST_INLINE bool write_body_streaming(mpk_writer *w, std::uint8_t head16, const void *data, std::size_t n) noexcept {
-    const body_copy how = large_body_copy(w, n);
-    if (how == body_copy::core) return false;
     std::uint8_t *p = w->pos;
+    if (n < min_body || n > 0xffffffffu || w->ref_threshold != 0 || static_cast<std::size_t>(w->end - p) < n + 5 ||
+        static_cast<std::size_t>(p - w->buf) < min_offset || !cpu_has_avx2())
+        return false;
     if (n <= 0xffff) {
         p[0] = head16;
         mpk__store16(p + 1, static_cast<std::uint16_t>(n));
@@ -287,14 +267,16 @@ MPK_CPP_FAST_INLINE bool write_body_streaming(mpk_writer *w, std::uint8_t head16
         mpk__store32(p + 1, static_cast<std::uint32_t>(n));
         p += 5;
     }
-#ifdef MPK_CPP_STREAM_AVX2
-    if (how == body_copy::stream)
-        stream_body_avx2(p, static_cast<const std::uint8_t *>(data), n);
-    else
-#endif
-        std::memcpy(p, data, n);
+    stream_body_avx2(p, static_cast<const std::uint8_t *>(data), n);
     w->pos = p + n;
     return true;
+#else
+    (void)w;
+    (void)head16;
+    (void)data;
+    (void)n;
+    return false;
+#endif
 }
 
 inline void write_str(writer &w, std::string_view s) {

@@ -27,10 +27,6 @@
 #define MPK_CPP_STREAM_AVX2 1
 #include <immintrin.h>
 #endif
-#if defined(MPK_CPP_STREAM_AVX2) && defined(__unix__)
-#include <unistd.h> // sysconf: the cache sizes (stream_min_capacity)
-#endif
-#include <atomic>
 #if defined(__linux__) && !defined(MPK_NO_HUGE_PAGES) && !defined(MPK_CPP_NO_FAST_PATH)
 #include <sys/mman.h>
 #if defined(MADV_HUGEPAGE)
@@ -81,49 +77,6 @@ inline bool cpu_has_avx2() noexcept {
     return yes;
 }
 #endif
-
-/// stream_min_capacity: the output size (the writer's capacity: its buffer from start to end) from
-/// which large bodies are copied with streaming stores; below it they are copied plainly
-/// (write_body_streaming, codec.hpp). Why: streaming stores skip the cache, which pays when the
-/// output is larger than the cache can keep (the seed's 268 MB: every line written would be read
-/// for ownership and later evicted), and loses when the output stays in cache: in a QUICK run of
-/// cpp/bench (2^12 Test4 of 8 KiB, a 33 MB output, on this machine's 300 MiB L3, quiet) mpk's
-/// streaming serialization was 0.93x msgpack-cxx's plain memcpy. The threshold is the rule glibc
-/// applies to one memcpy (its non_temporal_threshold): 3/4 of the last-level cache's share per
-/// online CPU, from sysconf (_SC_LEVEL3_CACHE_SIZE, else _SC_LEVEL2_CACHE_SIZE, and
-/// _SC_NPROCESSORS_ONLN), read once. Here: 300 MiB * 3/4 / 2 = 112.5 MiB, so the QUICK shape
-/// (33 MB) copies plainly and the full one (268 MB) streams. Unknown sizes (no sysconf, a 0 answer)
-/// give 0: every body 4 MiB or more into the output streams, as the core does. Measured
-/// (cpp/bench/stream_probe.cpp: the seed's Test4 into a presized writer, second pass, 7-9 rotating
-/// rounds in one process, medians; the 2-core machine loaded by other jobs, load average 5-9):
-/// 268 MB, streaming 11.0-15.2 GB/s against plain 5.2-6.1 and msgpack-cxx 6.4-8.1, so the full
-/// shape keeps streaming. 33 MB: streaming 13.3-15.6 GB/s, plain 4.8-9.7, msgpack-cxx 4.4-8.2:
-/// under that load the other jobs evict the output from the cache and streaming still wins; the
-/// quiet run above (msgpack-cxx's plain copy 1.07x mpk's streaming) is the case this rule is for.
-constexpr std::size_t stream_threshold_for(long long cache, long long cpus) noexcept {
-    if (cache <= 0) return 0;
-    if (cpus <= 0) cpus = 1;
-    return static_cast<std::size_t>(cache) / 4 * 3 / static_cast<std::size_t>(cpus);
-}
-inline std::size_t stream_threshold_from_sysconf() noexcept {
-#if defined(MPK_CPP_STREAM_AVX2) && defined(__unix__) && defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && \
-    defined(_SC_NPROCESSORS_ONLN)
-    long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (cache <= 0) cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return stream_threshold_for(cache, sysconf(_SC_NPROCESSORS_ONLN));
-#else
-    return 0;
-#endif
-}
-inline std::atomic<std::size_t> &stream_min_capacity_slot() noexcept {
-    static std::atomic<std::size_t> slot{stream_threshold_from_sysconf()};
-    return slot;
-}
-inline std::size_t stream_min_capacity() noexcept { return stream_min_capacity_slot().load(std::memory_order_relaxed); }
-/// For the tests: sets the threshold (0: always stream; SIZE_MAX: never) and returns the old one.
-inline std::size_t set_stream_min_capacity(std::size_t bytes) noexcept {
-    return stream_min_capacity_slot().exchange(bytes, std::memory_order_relaxed);
-}
 
 /// Streaming stores are ordered only for the thread that made them: before the output is handed on
 /// (finish), a fence orders them for every other thread too, as the core does for its own.
