@@ -60,15 +60,17 @@
 // map-form decode added call sites of the int reader, the budget ran out first and GCC 12 emitted
 // fast_field<int>::read as an out-of-line clone called per field: Test2 decode 44 -> 75
 // instructions per message (callgrind, cpp/bench/callgrind.py, -O2). With the chain forced, -O2 /
-// -O3: Test1 39 / 39 (38 / 37 before), Test2 45 / 45 (75 / 61), Test4 137 / 139 (185 / 203),
-// Product 1,220 / 1,164 (1,299 / 1,222), 100 Products 135,416 / 129,641 (143,058 / 137,442); -O2:
+// -O3: Test1 38 / 38 (38 / 37 before), Test2 44 / 44 (75 / 61), Test4 133 / 140 (185 / 203),
+// Product 1,220 / 1,157 (1,299 / 1,222), 100 Products 135,416 / 131,342 (143,058 / 137,442); -O2:
 // c_ints 2,620,415 -> 2,489,354, table16 3,699 -> 3,218; no encode count moved. cpp/test/
 // inline_guard.cpp (run by run.sh) builds a file with the budget spent up front and fails if any of
 // these readers is emitted out of line.
 #if defined(__GNUC__) || defined(__clang__)
 #define MPK_CPP_FAST_INLINE inline __attribute__((always_inline))
+#define MPK_CPP_NOINLINE __attribute__((noinline))
 #else
 #define MPK_CPP_FAST_INLINE inline
+#define MPK_CPP_NOINLINE
 #endif
 
 namespace mpk {
