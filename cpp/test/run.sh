@@ -27,6 +27,28 @@ done
 for t in "$build"/examples/example_readme "$build"/examples/example_rpc_noexcept ; do
   if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED example $(basename "$t")"; fi
 done
+# The inline guard (g++ only; cpp/test/inline_guard.cpp says why): with the translation unit's
+# inlining budget spent up front, none of the fast path's readers may be emitted out of line at -O2
+# or -O3 (they must be inlined into the loops that read messages). Checked with nm; nothing timed.
+if command -v g++ >/dev/null && command -v nm >/dev/null; then
+  for opt in -O2 -O3; do
+    obj="$build/inline_guard$opt.o"
+    if g++ -std=c++17 $opt -DNDEBUG --param inline-unit-growth=0 --param large-unit-insns=0 \
+         -Wall -Wextra -Wpedantic -Werror -Icpp/include -Ic/include -c cpp/test/inline_guard.cpp -o "$obj"; then
+      syms=$(nm -C "$obj")
+      out_of_line=$(echo "$syms" | grep -E ' [tTW] ' | grep -E 'mpk::detail::(fast_field<.*>::read\(|fast_struct<.*>::read(_fields)?\(|fast_body\(|fast_decode(_value)?<|struct_codec<[^(]*>::decode\()|mpk::reader::read<')
+      loops=$(echo "$syms" | grep -cE ' [TW] .*guard::guard_loop<')
+      if [ -z "$out_of_line" ] && [ "$loops" = 6 ]; then
+        passed=$((passed + 1)); echo "inline guard g++ $opt: the fast readers are inlined"
+      else
+        failed=$((failed + 1)); status=1
+        echo "FAILED inline guard g++ $opt ($loops of 6 loops; out of line:)"; echo "$out_of_line" | cut -c1-200
+      fi
+    else
+      failed=$((failed + 1)); status=1; echo "FAILED inline guard g++ $opt: did not compile"
+    fi
+  done
+fi
 # clang++ (when installed): the largest test file, the driver and the -fno-exceptions example must
 # compile warning-free at -Wall -Wextra -Wpedantic -Werror as C++17 and C++20 too.
 if [ -z "${MPK_CPP_NO_CLANG:-}" ] && command -v clang++ >/dev/null; then

@@ -142,7 +142,7 @@ struct struct_codec {
         encode_general(w, v);
     }
 
-    static bool decode(decoder &d, T &v) {
+    MPK_CPP_FAST_INLINE static bool decode(decoder &d, T &v) {
 #ifndef MPK_CPP_NO_FAST_PATH
         if constexpr (fast_field<T>::dec)
             if (fast_decode<fast_field<T>>(d.c(), v)) return true;

@@ -50,10 +50,27 @@
 #include <utility>
 #include <vector>
 
+// MPK_CPP_FAST_INLINE (always_inline; plain inline on other compilers) marks the decode chain from
+// reader::read / struct_codec::decode down to every scalar and view reader (fast_struct::read,
+// read_fields, fast_field<T>::read, fast_body), so a message's fast read is inlined whole into the
+// caller's loop, and the cold or big parts stay calls (the general path decode_as, a str's
+// allocation, prefetch_alike_out_of_line). Why: GCC inlines a plain `inline` function only while the
+// translation unit's growth budget (--param inline-unit-growth) lasts, so whether the seed's loop got
+// its readers inline depended on everything else in the file. In cpp/bench's seed_bench.cpp the
+// map-form decode added call sites of the int reader, the budget ran out first and GCC 12 emitted
+// fast_field<int>::read as an out-of-line clone called per field: Test2 decode 44 -> 75
+// instructions per message (callgrind, cpp/bench/callgrind.py, -O2). With the chain forced, -O2 /
+// -O3: Test1 38 / 38 (38 / 37 before), Test2 44 / 44 (75 / 61), Test4 133 / 140 (185 / 203),
+// Product 1,220 / 1,157 (1,299 / 1,222), 100 Products 135,416 / 131,342 (143,058 / 137,442); -O2:
+// c_ints 2,620,415 -> 2,489,354, table16 3,699 -> 3,218; no encode count moved. cpp/test/
+// inline_guard.cpp (run by run.sh) builds a file with the budget spent up front and fails if any of
+// these readers is emitted out of line.
 #if defined(__GNUC__) || defined(__clang__)
 #define MPK_CPP_FAST_INLINE inline __attribute__((always_inline))
+#define MPK_CPP_NOINLINE __attribute__((noinline))
 #else
 #define MPK_CPP_FAST_INLINE inline
+#define MPK_CPP_NOINLINE
 #endif
 
 namespace mpk {
@@ -80,7 +97,7 @@ struct fast_field<I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I
     static constexpr std::size_t max_size = 9;
     static constexpr std::uint32_t depth = 0;
 
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, I &v, const fast_ctx &) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, I &v, const fast_ctx &) noexcept {
         if (p >= end) return false;
         std::uint8_t b = *p;
         if (b < 0x80) { // every integer type holds 0..127
@@ -186,7 +203,7 @@ struct fast_field<E, std::enable_if_t<std::is_enum_v<E>>> {
     static constexpr bool dec = true, enc = true, venc = true;
     static constexpr std::size_t max_size = 9;
     static constexpr std::uint32_t depth = 0;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, E &v, const fast_ctx &c) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, E &v, const fast_ctx &c) noexcept {
         U u{};
         if (!fast_field<U>::read(p, end, u, c)) return false;
         v = static_cast<E>(u);
@@ -200,7 +217,7 @@ struct fast_field<bool> {
     static constexpr bool dec = true, enc = true, venc = true;
     static constexpr std::size_t max_size = 1;
     static constexpr std::uint32_t depth = 0;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, bool &v, const fast_ctx &) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, bool &v, const fast_ctx &) noexcept {
         if (p >= end || (*p | 1) != 0xc3) return false;
         v = *p++ == 0xc3;
         return true;
@@ -218,7 +235,7 @@ struct fast_field<F, std::enable_if_t<std::is_same_v<F, float> || std::is_same_v
     static constexpr std::size_t max_size = 1 + sizeof(F);
     static constexpr std::uint32_t depth = 0;
     static constexpr std::uint8_t head = sizeof(F) == 4 ? 0xca : 0xcb;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, F &v, const fast_ctx &) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, F &v, const fast_ctx &) noexcept {
         if (static_cast<std::size_t>(end - p) < 1 + sizeof(F) || *p != head) return false;
         if constexpr (sizeof(F) == 4) {
             std::uint32_t bits = mpk__load32(p + 1);
@@ -275,7 +292,7 @@ inline bool fast_measure_body(std::size_t n, std::size_t &need) noexcept {
 }
 
 /// A str or bin body as a view into the input.
-inline bool fast_body(const std::uint8_t *&p, const std::uint8_t *end, bool bin, std::uint32_t limit,
+MPK_CPP_FAST_INLINE bool fast_body(const std::uint8_t *&p, const std::uint8_t *end, bool bin, std::uint32_t limit,
                       const std::uint8_t *&data, std::uint32_t &len) noexcept {
     if (p >= end) return false;
     std::uint8_t b = *p;
@@ -305,7 +322,7 @@ struct fast_field<bytes_view> {
     static constexpr bool dec = true, enc = false, venc = true;
     static constexpr std::size_t max_size = 0;
     static constexpr std::uint32_t depth = 0;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, bytes_view &v, const fast_ctx &c) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, bytes_view &v, const fast_ctx &c) noexcept {
         const std::uint8_t *data;
         std::uint32_t len;
         if (!fast_body(p, end, true, c.limits->bin, data, len)) return false;
@@ -321,7 +338,7 @@ struct fast_field<std::string_view> {
     static constexpr bool dec = true, enc = false, venc = true;
     static constexpr std::size_t max_size = 0;
     static constexpr std::uint32_t depth = 0;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, std::string_view &v, const fast_ctx &c) noexcept {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, std::string_view &v, const fast_ctx &c) noexcept {
         if (c.flags & MPK_FLAG_STRICT_UTF8) return false; // the core checks the bytes
         const std::uint8_t *data;
         std::uint32_t len;
@@ -340,7 +357,7 @@ struct fast_field<std::string> {
     static constexpr bool dec = true, enc = false, venc = true;
     static constexpr std::size_t max_size = 0;
     static constexpr std::uint32_t depth = 0;
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, std::string &v, const fast_ctx &c) {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, std::string &v, const fast_ctx &c) {
         if (c.flags & MPK_FLAG_STRICT_UTF8) return false; // the core checks the bytes
         const std::uint8_t *data;
         std::uint32_t len;
@@ -491,11 +508,11 @@ struct fast_struct {
     static constexpr std::uint32_t depth = 1 + inner_depth(std::make_index_sequence<N>{});
 
     template <std::size_t... I>
-    static bool read_fields(const std::uint8_t *&p, const std::uint8_t *end, Tie &t, const fast_ctx &c,
+    MPK_CPP_FAST_INLINE static bool read_fields(const std::uint8_t *&p, const std::uint8_t *end, Tie &t, const fast_ctx &c,
                             std::index_sequence<I...>) {
         return (fast_field<std::decay_t<std::tuple_element_t<I, Tie>>>::read(p, end, std::get<I>(t), c) && ...);
     }
-    static bool read(const std::uint8_t *&p, const std::uint8_t *end, T &v, const fast_ctx &c) {
+    MPK_CPP_FAST_INLINE static bool read(const std::uint8_t *&p, const std::uint8_t *end, T &v, const fast_ctx &c) {
         if (p >= end || *p != 0x90 + N || N > c.limits->array) return false;
         p++;
         Tie t = Fields::tie(v);
