@@ -8,6 +8,7 @@
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { median, timeWindow } from "./cputime.mjs";
 import { loadWorkloads } from "./workloads.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,24 +30,7 @@ const baseEnc = new base.Encoder(encOpts);
 const curEnc = new cur.Encoder(encOpts);
 const baseDec = new base.Decoder({ int64: "number" });
 const curDec = new cur.Decoder({ int64: "number" });
-let sink;
-
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-function time(fn) {
-  let n = 0;
-  const t0 = cpuMs();
-  let t;
-  do {
-    sink = fn();
-    n++;
-    t = cpuMs();
-  } while (t - t0 < windowMs);
-  return ((t - t0) * 1e6) / n;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const time = (fn) => timeWindow(fn, windowMs);
 
 for (const w of loadWorkloads(resolve(here, "..", ".."), cur.encode)) {
   if (ids.length && !ids.includes(w.id)) continue;

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Decoder, Encoder, encode } from "../build/esm/index.js";
+import { median, timeWindow } from "./cputime.mjs";
 import { loadWorkloads } from "./workloads.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,27 +23,7 @@ const copying = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsTyp
 const mpk = new Decoder({ int64: "number" });
 const zeroCopy = new Decoder({ int64: "number", zeroCopy: true });
 const shared = new Encoder({ sharedBuffer: true });
-let sink;
-
-// CPU time of this process (process.cpuUsage), not wall-clock: on a loaded machine the time this
-// process waits for a core is not counted, which steadies the ratios a lot
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-function time(fn) {
-  let n = 0;
-  const t0 = cpuMs();
-  let t;
-  do {
-    sink = fn();
-    n++;
-    t = cpuMs();
-  } while (t - t0 < windowMs);
-  return ((t - t0) * 1e6) / n;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const time = (fn) => timeWindow(fn, windowMs);
 
 for (const w of loadWorkloads(resolve(here, "..", ".."), encode)) {
   if (ids.length && !ids.includes(w.id)) continue;
