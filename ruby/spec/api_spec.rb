@@ -34,7 +34,7 @@ RSpec.describe "MPK one-shot API" do
   end
 
   it "refuses an unsupported object naming its class and path" do
-    expect { MPK.pack([1, { "k" => Object.new }]) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[1\]\["k"\]/) { |e|
+    expect { MPK.pack([1, { "k" => Object.new }]) }.to raise_error(MPK::UnsupportedTypeError, /Object at \$\[1\]\["k"\]/) { |e|
       expect(e.kind).to eq(:unsupported_type)
     }
   end
@@ -226,9 +226,15 @@ RSpec.describe "packing errors" do
     v = Object.new
     300.times { |i| v = { "k#{i}" => [v] } }
     expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError) { |e|
-      expect(e.message).to start_with('no MessagePack form for Object at ["k299"][0]["k298"][0]')
+      expect(e.message).to start_with('no MessagePack form for Object at $["k299"][0]["k298"][0]')
       expect(e.message).to end_with('["k0"][0]')
       expect(e.offset).to be_nil
     }
+  end
+
+  it "start the path at $, the value given to pack, and leave it out for the value itself" do
+    expect { MPK.pack({ "a" => [1, Object.new] }) }.to raise_error(MPK::UnsupportedTypeError,
+                                                                    'no MessagePack form for Object at $["a"][1]')
+    expect { MPK.pack(Object.new) }.to raise_error(MPK::UnsupportedTypeError, "no MessagePack form for Object")
   end
 end

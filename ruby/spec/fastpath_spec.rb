@@ -198,7 +198,7 @@ RSpec.describe "containers inside containers" do
 
   it "reports the path of a bad value deep in nested containers" do
     v = [[1, [2, { "k" => [Object.new] }]]]
-    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[0\]\[1\]\[1\]\["k"\]\[0\]/)
+    expect { MPK.pack(v) }.to raise_error(MPK::UnsupportedTypeError, /Object at \$\[0\]\[1\]\[1\]\["k"\]\[0\]/)
   end
 
   it "counts depth through the direct calls" do

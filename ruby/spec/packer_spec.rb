@@ -70,7 +70,7 @@ RSpec.describe MPK::Packer do
 
   it "keeps the bytes written before an error; reset clears them" do
     pk = MPK::Packer.new
-    expect { pk.write([1, Object.new]) }.to raise_error(MPK::UnsupportedTypeError, /Object at \[1\]/)
+    expect { pk.write([1, Object.new]) }.to raise_error(MPK::UnsupportedTypeError, /Object at \$\[1\]/)
     expect(pk.to_s).to eq("\x92\x01".b)
     expect(pk.reset).to be_empty
   end

@@ -381,7 +381,7 @@ static void check_writer(packer *pk) {
 static VALUE path_string(const path *p) {
     VALUE segs = rb_ary_new();
     for (; p; p = p->up) rb_ary_unshift(segs, p->seg);
-    VALUE s = rb_str_new_cstr("");
+    VALUE s = rb_str_new_cstr("$"); /* the value given to pack, as the other languages write it */
     for (long i = 0; i < RARRAY_LEN(segs); i++) {
         rb_str_cat_cstr(s, "[");
         rb_str_append(s, rb_inspect(RARRAY_AREF(segs, i)));
@@ -394,8 +394,9 @@ NORETURN(static void raise_at(VALUE klass, const char *kind, const path *p, cons
 static void raise_at(VALUE klass, const char *kind, const path *p, const char *what, VALUE obj) {
     VALUE where = path_string(p);
     VALUE cname = rb_class_name(rb_obj_class(obj));
-    rb_mpk_raise(klass, kind, -1, "%s %s%s%s", what, StringValueCStr(cname), RSTRING_LEN(where) ? " at " : "",
-                 StringValueCStr(where));
+    int nested = RSTRING_LEN(where) > 1; /* "$" alone: the value itself, no path to name */
+    rb_mpk_raise(klass, kind, -1, "%s %s%s%s", what, StringValueCStr(cname), nested ? " at " : "",
+                 nested ? StringValueCStr(where) : "");
 }
 
 /* ------------------------------------------------------------------------------------------------
