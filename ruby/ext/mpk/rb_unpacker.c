@@ -31,24 +31,26 @@ typedef struct unpacker {
     VALUE io;
     long read_size;
     rb_mpk_uopts o;
+    VALUE borrowed;            /* Qnil, or the frozen String whose bytes buf is (see feed_borrowed) */
 } unpacker;
 
 static void unpacker_mark(void *p) {
     unpacker *u = p;
     rb_gc_mark(u->io);
+    rb_gc_mark(u->borrowed); /* pinned: buf points into it */
     rb_mpk_uopts_mark(&u->o);
 }
 
 static void unpacker_free(void *p) {
     unpacker *u = p;
     mpk_stream_destroy(&u->s);
-    free(u->buf);
+    if (NIL_P(u->borrowed)) free(u->buf);
     xfree(u);
 }
 
 static size_t unpacker_memsize(const void *p) {
     const unpacker *u = p;
-    return sizeof *u + u->cap + mpk_stream_buffered(&u->s);
+    return sizeof *u + (NIL_P(u->borrowed) ? u->cap : 0) + mpk_stream_buffered(&u->s);
 }
 
 static const rb_data_type_t unpacker_type = {
@@ -76,6 +78,7 @@ static VALUE unpacker_alloc(VALUE klass) {
     VALUE self = TypedData_Make_Struct(klass, unpacker, &unpacker_type, u);
     rb_mpk_uopts_init(&u->o);
     u->io = Qnil;
+    u->borrowed = Qnil;
     u->read_size = 64 * 1024;
     mpk_stream_init(&u->s);
     restart_stream(u, 0);
@@ -90,33 +93,62 @@ static void check_idle(unpacker *u) {
  * The buffer
  * ----------------------------------------------------------------------------------------------*/
 
+/* The live bytes move to buf[0..): a stream still holding a chunk stopped right after the last
+ * value it returned, which is the ready value, or the one just taken off the front. */
+static void rebase(unpacker *u) {
+    if (u->s_chunk) restart_stream(u, u->ready ? u->head + u->ready_len : u->head);
+    u->base += u->head;
+    u->s_fed -= u->head;
+    u->tail -= u->head;
+    u->head = 0;
+}
+
 static void append(unpacker *u, const char *data, size_t len) {
     if (!len) return;
-    if (u->cap - u->tail < len) {
-        /* the buffer moves: a stream still holding a chunk stopped right after the last value it
-         * returned, which is the ready value, or the one just taken off the front */
-        if (u->s_chunk) restart_stream(u, u->ready ? u->head + u->ready_len : u->head);
+    /* a borrowed buffer is never written: the first append after it copies into our own */
+    if (u->cap - u->tail < len || !NIL_P(u->borrowed)) {
         size_t live = u->tail - u->head;
         if (live > SIZE_MAX - len) rb_memerror();
-        if (live + len <= u->cap) {
+        if (live + len <= u->cap && NIL_P(u->borrowed)) {
             memmove(u->buf, u->buf + u->head, live); /* compaction, no growth */
         } else {
-            size_t cap = u->cap ? u->cap : 4096;
+            size_t cap = u->cap && NIL_P(u->borrowed) ? u->cap : 4096;
             while (cap < live + len) cap = cap > SIZE_MAX / 2 ? live + len : cap * 2;
             uint8_t *nb = malloc(cap);
             if (!nb) rb_memerror();
             if (live) memcpy(nb, u->buf + u->head, live);
-            free(u->buf);
+            if (NIL_P(u->borrowed)) free(u->buf);
+            u->borrowed = Qnil;
             u->buf = nb;
             u->cap = cap;
         }
-        u->base += u->head;
-        u->s_fed -= u->head;
-        u->tail = live;
-        u->head = 0;
+        rebase(u);
     }
     memcpy(u->buf + u->tail, data, len);
     u->tail += len;
+}
+
+/* Speed trick: a String of at least BORROW_MIN bytes fed to an empty unpacker without an IO is not
+ * copied: the unpacker keeps a frozen String sharing its bytes (rb_str_new_frozen: if the caller
+ * changes the String later, Ruby gives the caller a copy, not us) and reads from those. Copying a
+ * 1 MiB feed meant a 2 MiB malloc (an mmap), its page faults and the copy on every new unpacker:
+ * Unpacker.new.feed(1 MiB str).skip took 540-860 us against msgpack-ruby's 50-140 us, which
+ * references large feeds (CPU time, same process). The next feed copies the bytes still unread into
+ * a buffer of our own (append), and an emptied unpacker lets the String go (consume_value).
+ * MPK._borrow_feed = false (private, for the specs) always copies. */
+#define BORROW_MIN (64 * 1024)
+static int borrow_feed_enabled = 1;
+
+static int feed_borrowed(unpacker *u, VALUE data) {
+    long len = RSTRING_LEN(data);
+    if (!borrow_feed_enabled || len < BORROW_MIN || u->head != u->tail || !NIL_P(u->io)) return 0;
+    VALUE frozen = rb_str_new_frozen(data);
+    rebase(u);
+    if (NIL_P(u->borrowed)) free(u->buf);
+    u->buf = (uint8_t *)RSTRING_PTR(frozen);
+    u->cap = u->tail = (size_t)len;
+    u->borrowed = frozen;
+    return 1;
 }
 
 /* Takes n bytes off the front outside of a whole value (header calls): the stream restarts there. */
@@ -133,6 +165,11 @@ static void consume_value(unpacker *u) {
         u->base += u->head;
         u->s_fed -= u->head;
         u->head = u->tail = 0;
+        if (!NIL_P(u->borrowed)) { /* nothing left to read in the borrowed String: let it go */
+            u->borrowed = Qnil;
+            u->buf = NULL;
+            u->cap = 0;
+        }
     }
 }
 
@@ -289,7 +326,7 @@ static VALUE unpacker_feed(VALUE self, VALUE data) {
     unpacker *u = get_unpacker(self);
     check_idle(u);
     StringValue(data);
-    append(u, RSTRING_PTR(data), (size_t)RSTRING_LEN(data));
+    if (!feed_borrowed(u, data)) append(u, RSTRING_PTR(data), (size_t)RSTRING_LEN(data));
     RB_GC_GUARD(data);
     return self;
 }
@@ -424,7 +461,15 @@ VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload) {
     return self;
 }
 
+static VALUE mpk_s_borrow_feed_p(VALUE mod) { return borrow_feed_enabled ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_borrow_feed(VALUE mod, VALUE on) {
+    borrow_feed_enabled = RTEST(on);
+    return on;
+}
+
 void rb_mpk_init_unpacker(void) {
+    rb_define_singleton_method(mMPK, "_borrow_feed?", mpk_s_borrow_feed_p, 0);
+    rb_define_singleton_method(mMPK, "_borrow_feed=", mpk_s_set_borrow_feed, 1);
     cUnpacker = rb_define_class_under(mMPK, "Unpacker", rb_cObject);
     rb_gc_register_mark_object(cUnpacker);
     rb_define_alloc_func(cUnpacker, unpacker_alloc);
