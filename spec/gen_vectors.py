@@ -278,6 +278,39 @@ def gen_arrays(c):
          [bytes.fromhex("9201a161"), bytes.fromhex("92cc01d90161"), bytes.fromhex("dc0002d30000000000000001a161")])
 
 
+
+RUN_LENGTHS = list(range(0, 21)) + [31, 32, 33, 47, 48, 49, 64, 65]
+RUN_INTS = [0, -1, 127, -32, 128, -33, 255, -128, 256, -129, 65535, -32768, 65536, -32769,
+            2**32 - 1, -2**31, 2**32, -2**31 - 1, 2**63 - 1, -2**63, 2**64 - 1]
+
+
+def gen_runs(c):
+    """Containers of every length around the fix/16/32 boundaries and the lengths fast paths batch
+    by (8, 16, 32, 64), each holding one scalar kind: a writer that packs runs of floats, ints or
+    strs in blocks must give the same bytes at every length (a 16-float list once came out as an
+    empty fixarray followed by its floats)."""
+    kinds = {
+        "float64": lambda i: {"float64": ref.float_json(i + 0.5 if i % 3 else -i - 0.25)},
+        "float32": lambda i: {"float32": ref.float_json(f32(i + 0.25))},
+        "int of every width": lambda i: {"int": ref.int_json(RUN_INTS[i % len(RUN_INTS)])},
+        "small int": lambda i: {"int": i % 128},
+        "str": lambda i: {"string": "x" * (i % 40)},
+        "bool and nil": lambda i: {"bool": i % 2 == 0} if i % 3 else {"nil": None},
+    }
+    for kind, item in kinds.items():
+        for n in RUN_LENGTHS:
+            items = [item(i) for i in range(n)]
+            body = b"".join(ref.encode(x) for x in items)
+            c.ok("runs.json", f"array of {n}: {kind}", {"typed_array": items},
+                 [h + body for h in len_forms(n, 0x90, 15, ARRAY_CODES)])
+    for n in RUN_LENGTHS:
+        pairs = [[{"string": f"k{i}"}, {"float64": ref.float_json(i + 0.5)}] for i in range(n)]
+        body = b"".join(ref.encode(k) + ref.encode(v) for k, v in pairs)
+        c.ok("runs.json", f"map of {n}: str keys, float64 values", {"typed_map": pairs}, map_forms(body, n))
+        pairs = [[{"int": i}, {"int": ref.int_json(RUN_INTS[i % len(RUN_INTS)])}] for i in range(n)]
+        body = b"".join(ref.encode(k) + ref.encode(v) for k, v in pairs)
+        c.ok("runs.json", f"map of {n}: int keys, ints of every width", {"typed_map": pairs}, map_forms(body, n))
+
 def map_forms(body_pairs_bytes, n):
     return [h + body_pairs_bytes for h in len_forms(n, 0x80, 15, MAP_CODES)]
 
@@ -634,6 +667,7 @@ def main():
     gen_strings(c)
     gen_bins(c)
     gen_arrays(c)
+    gen_runs(c)
     gen_maps(c)
     gen_exts(c)
     gen_timestamps(c)
