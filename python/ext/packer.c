@@ -297,6 +297,16 @@ static MPK__NOINLINE Py_ssize_t put_int_run(uint8_t **pp, const uint8_t *end, Py
 #endif
 
 
+/* A float 64 at p (9 bytes, room checked by the caller); returns the byte after it. */
+MPK__INLINE uint8_t *put_float64(uint8_t *p, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    p[0] = 0xcb;
+    mpk__store64(p + 1, bits);
+    return p + 9;
+}
+
 /* ---- put_float_run: a run of floats in a list (coordinates, vertex arrays) ---------------------
  * written without the dispatch per item that tests str and int first: rb_model3d pack (30k floats
  * in two lists of 15,000), callgrind 3.12, see bench/README.md (session 7). Only under a plain
@@ -308,12 +318,7 @@ static MPK__NOINLINE Py_ssize_t put_float_run(uint8_t **pp, const uint8_t *end, 
     uint8_t *p = *pp;
     Py_ssize_t j = i;
     while (j < n && end - p >= 9 && Py_TYPE(items[j]) == &PyFloat_Type) {
-        double v = PyFloat_AS_DOUBLE(items[j]);
-        uint64_t bits;
-        memcpy(&bits, &v, 8);
-        p[0] = 0xcb;
-        mpk__store64(p + 1, bits);
-        p += 9;
+        p = put_float64(p, PyFloat_AS_DOUBLE(items[j]));
         j++;
     }
     *pp = p;
@@ -668,12 +673,7 @@ MPK__INLINE uint8_t *put_small_scalar(uint8_t *p, const uint8_t *end, PyObject *
         return w.pos;
     }
     if (t == &PyFloat_Type) {
-        double v = PyFloat_AS_DOUBLE(o);
-        uint64_t bits;
-        memcpy(&bits, &v, 8);
-        p[0] = 0xcb;
-        mpk__store64(p + 1, bits);
-        return p + 9;
+        return put_float64(p, PyFloat_AS_DOUBLE(o));
     }
     if (o == Py_None) {
         *p = 0xc0;
@@ -731,14 +731,7 @@ MPK__INLINE int write_float_list(encoder *e, PyObject *const *items, Py_ssize_t 
     if (UNLIKELY(!mpk__writer_room(w, 1 + 9 * (size_t)n))) return 0; /* the slow path reports it */
     uint8_t *p = w->pos;
     *p++ = (uint8_t)(0x90 | n);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double v = PyFloat_AS_DOUBLE(items[i]);
-        uint64_t bits;
-        memcpy(&bits, &v, 8);
-        p[0] = 0xcb;
-        mpk__store64(p + 1, bits);
-        p += 9;
-    }
+    for (Py_ssize_t i = 0; i < n; i++) p = put_float64(p, PyFloat_AS_DOUBLE(items[i]));
     w->pos = p;
     return 1;
 }
