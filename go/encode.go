@@ -255,7 +255,12 @@ type Marshaler interface {
 	MarshalMsgpack() ([]byte, error)
 }
 
-func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
+// selfEncoder returns the encoder of a type whose values encode themselves — a registered codec,
+// mpkgen's methods, a Marshaler, a registered ext, time.Time, Timestamp, Ext, RawMessage, an
+// encoding.BinaryMarshaler or TextMarshaler — or nil for a type encoded as the data it holds.
+// newTypeEncoder asks it first; the error path's walk (errpath.go) asks it which values not to
+// look into, so the two cannot disagree.
+func selfEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
 	if c := codecFor(t); c != nil && c.encode != nil {
 		return customEncoder(c)
 	}
@@ -302,6 +307,13 @@ func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFun
 		}
 	}
 	if enc := stdEncoder(t); enc != nil {
+		return enc
+	}
+	return nil
+}
+
+func newTypeEncoder(t reflect.Type, flags codecFlags, allowAddr bool) encoderFunc {
+	if enc := selfEncoder(t, flags, allowAddr); enc != nil {
 		return enc
 	}
 	if t == mapStringAnyType {

@@ -22,19 +22,17 @@ const locateMaxDepth = 64
 
 // withPath fills in the Path of err when it is one of the errors a value can cause.
 func withPath(err error, v any, flags codecFlags) error {
+	var path *string
 	switch x := err.(type) {
 	case *UnsupportedTypeError:
-		if x.Path == "" {
-			x.Path = locateFailure(v, flags)
-		}
+		path = &x.Path
 	case *MarshalerError:
-		if x.Path == "" {
-			x.Path = locateFailure(v, flags)
-		}
+		path = &x.Path
 	case *InvalidTimestampError:
-		if x.Path == "" {
-			x.Path = locateFailure(v, flags)
-		}
+		path = &x.Path
+	}
+	if path != nil && *path == "" {
+		*path = locateFailure(v, flags)
 	}
 	return err
 }
@@ -70,17 +68,10 @@ func locateFailure(v any, flags codecFlags) string {
 }
 
 // encodesItself says whether values of t are written by a method, a registered codec or one of
-// mpk's own types, so that their inside is not for the walk to look at.
+// mpk's own types (the encoder newTypeEncoder picks first), so that their inside is not for the
+// walk to look at.
 func encodesItself(t reflect.Type, flags codecFlags) bool {
-	switch t {
-	case timeType, timestampType, extType, rawType:
-		return true
-	}
-	if codecFor(t) != nil || extByGoType(t) != nil || t.Implements(marshalerType) ||
-		(t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType)) {
-		return true
-	}
-	return flags&^flagUnsorted == 0 && isGenerated(t)
+	return selfEncoder(t, flags, true) != nil
 }
 
 // encodeFails runs v's encoder into a scratch state.

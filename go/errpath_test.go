@@ -18,7 +18,6 @@ type pathOuter struct {
 	skip  chan int // unexported: not encoded, never blamed
 }
 
-
 type pathEmbedded struct{ Hidden any }
 
 type pathHolder struct {
@@ -27,6 +26,12 @@ type pathHolder struct {
 }
 
 type refusing struct{}
+
+// textRefusing encodes itself through encoding.TextMarshaler (which fails); its field is never
+// encoded, so a path must not point into it.
+type textRefusing struct{ C chan int }
+
+func (textRefusing) MarshalText() ([]byte, error) { return nil, errors.New("no text") }
 
 func (refusing) MarshalMsgpack() ([]byte, error) { return nil, errors.New("refused") }
 
@@ -79,6 +84,10 @@ func TestMarshalerAndTimestampErrorPaths(t *testing.T) {
 	if !errors.As(err, &me) || me.Path != `$["r"][0]` ||
 		err.Error() != `mpk: error calling MarshalMsgpack for type mpk.refusing at $["r"][0]: refused` {
 		t.Fatalf("got %v", err)
+	}
+	_, err = Marshal(map[string]any{"t": textRefusing{C: make(chan int)}})
+	if !errors.As(err, &me) || me.Path != `$["t"]` {
+		t.Fatalf("TextMarshaler: got %v (path %q)", err, me.Path)
 	}
 	_, err = Marshal(struct{ T []Timestamp }{T: []Timestamp{{}, {Nsec: 1e9}}})
 	var te *InvalidTimestampError
