@@ -429,23 +429,41 @@ static PyObject *key_step(PyObject *k)
     return PyUnicode_FromFormat("[<%s key>]", t->tp_name);
 }
 
+/* The raised exception as one object (normalized, its traceback attached), taken off the error
+ * indicator so that building a step or a message cannot disturb it; NULL if none is raised. */
+static PyObject *take_error(void)
+{
 #if PY_VERSION_HEX >= 0x030C0000
-#define MPKPY_SAVE_ERROR PyObject *saved_ = PyErr_GetRaisedException()
-#define MPKPY_RESTORE_ERROR \
-    do { PyErr_Clear(); PyErr_SetRaisedException(saved_); } while (0)
+    return PyErr_GetRaisedException();
 #else
-#define MPKPY_SAVE_ERROR \
-    PyObject *saved_type_, *saved_value_, *saved_tb_; PyErr_Fetch(&saved_type_, &saved_value_, &saved_tb_)
-#define MPKPY_RESTORE_ERROR \
-    do { PyErr_Clear(); PyErr_Restore(saved_type_, saved_value_, saved_tb_); } while (0)
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (tb && exc) PyException_SetTraceback(exc, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return exc;
 #endif
+}
+
+/* Raises exc again (a reference taken by take_error), dropping whatever was raised meanwhile. */
+static void give_error(PyObject *exc)
+{
+    PyErr_Clear();
+    if (!exc) return;
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+}
 
 /* The child at `index` of an array (k NULL), or the value of key k of a map, failed: -1. */
 static MPK__NOINLINE int fail_at(encoder *e, PyObject *k, Py_ssize_t index)
 {
-    MPKPY_SAVE_ERROR;
+    PyObject *exc = take_error();
     add_step(e, k ? key_step(k) : PyUnicode_FromFormat("[%zd]", index));
-    MPKPY_RESTORE_ERROR;
+    give_error(exc);
     return -1;
 }
 
@@ -492,20 +510,11 @@ static MPK__NOINLINE void encode_finish_error(encoder *e)
     int in_key = e->in_key, foreign = e->foreign;
     e->steps = NULL;
     e->in_key = e->foreign = 0;
-    if (!PyErr_Occurred()) {
+    PyObject *exc = take_error();
+    if (!exc) {
         Py_XDECREF(steps);
         return;
     }
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *exc = PyErr_GetRaisedException();
-#else
-    PyObject *type, *exc, *tb;
-    PyErr_Fetch(&type, &exc, &tb);
-    PyErr_NormalizeException(&type, &exc, &tb);
-    if (tb && exc) PyException_SetTraceback(exc, tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-#endif
     PyObject *path = NULL, *parts = NULL;
     Py_ssize_t n = steps ? PyList_GET_SIZE(steps) : 0;
     if (steps && PyList_Reverse(steps) < 0) goto done;
@@ -556,15 +565,10 @@ static MPK__NOINLINE void encode_finish_error(encoder *e)
     }
     Py_XDECREF(args);
 done:
-    PyErr_Clear();
     Py_XDECREF(parts);
     Py_XDECREF(path);
     Py_XDECREF(steps);
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exc);
-#else
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
-#endif
+    give_error(exc);
 }
 
 /* Packs str, int and float inline (1), or returns 0 for anything else. These run no Python code,
