@@ -162,9 +162,7 @@ static void consume_value(unpacker *u) {
     u->head += u->ready_len;
     u->ready = 0;
     if (u->head == u->tail && !u->s_chunk) { /* empty: start the buffer over */
-        u->base += u->head;
-        u->s_fed -= u->head;
-        u->head = u->tail = 0;
+        rebase(u);
         if (!NIL_P(u->borrowed)) { /* nothing left to read in the borrowed String: let it go */
             u->borrowed = Qnil;
             u->buf = NULL;
