@@ -311,6 +311,81 @@ def gen_runs(c):
         body = b"".join(ref.encode(k) + ref.encode(v) for k, v in pairs)
         c.ok("runs.json", f"map of {n}: int keys, ints of every width", {"typed_map": pairs}, map_forms(body, n))
 
+
+RECORD_LENGTHS = [0, 1, 2, 3, 8, 15, 16, 17, 31, 32, 33, 64]
+
+
+def record(i, keys=("id", "name", "score", "active", "tags")):
+    """One row of a table: the same key set every time, values varying with i."""
+    vals = [
+        {"int": ref.int_json(i * 7919 - 50)},
+        {"string": f"user {i}" if i % 4 else ""},
+        {"float64": ref.float_json(i / 8 - 1.0)},
+        {"bool": i % 2 == 0} if i % 5 else {"nil": None},
+        {"typed_array": [{"string": t} for t in ("a", "bb", "ccc")[: i % 4]]},
+    ]
+    return [[{"string": k} if isinstance(k, str) else k, v] for k, v in zip(keys, vals)]
+
+
+def gen_records(c):
+    """Arrays of maps that share one key set (tables, API responses, log lines) and maps of arrays:
+    the shape that decoders speed up with key caches, dict templates or hidden classes, and that
+    encoders speed up by remembering encoded keys. Each case breaks the pattern in one way a cache
+    must notice (a missing, extra, repeated, reordered or lookalike key) at a row past the first,
+    so a decoder that copies the first row's layout must still give every row its own keys."""
+    def rows(name, items):
+        body = b"".join(ref.encode({"typed_map": r}) for r in items)
+        c.ok("records.json", name, {"typed_array": [{"typed_map": r} for r in items]},
+             [h + body for h in len_forms(len(items), 0x90, 15, ARRAY_CODES)])
+
+    for n in RECORD_LENGTHS:
+        rows(f"array of {n} records with the same keys", [record(i) for i in range(n)])
+    base = [record(i) for i in range(20)]
+
+    def changed(at, f):
+        out = [list(r) for r in base]
+        out[at] = f(out[at])
+        return out
+    rows("20 records, row 10 has its keys in another order", changed(10, lambda r: r[::-1]))
+    rows("20 records, every row rotates its key order", [r[i % 5:] + r[:i % 5] for i, r in enumerate(base)])
+    rows("20 records, row 10 lacks a key", changed(10, lambda r: r[:2] + r[3:]))
+    rows("20 records, row 10 has an extra key", changed(10, lambda r: r + [[{"string": "extra"}, {"int": 1}]]))
+    rows("20 records, row 1 has an extra key", changed(1, lambda r: r + [[{"string": "extra"}, {"int": 1}]]))
+    rows("20 records, row 10 repeats a key (the last pair wins a lookup)",
+         changed(10, lambda r: r + [[{"string": "id"}, {"int": -1}]]))
+    rows("20 records, row 0 repeats a key", changed(0, lambda r: r[:1] + r + [[{"string": "name"}, {"nil": None}]]))
+    rows("20 records, row 10 has an int key where the others have a str",
+         changed(10, lambda r: [[{"int": 2}, r[2][1]]] + r[:2] + r[3:]))
+    rows("20 records, row 10 has a key of the same length differing in its last byte",
+         changed(10, lambda r: [[{"string": "nama"}, r[1][1]] if k == 1 else p for k, p in enumerate(r)]))
+    rows("20 records, row 10 has a key that is a prefix of the usual one",
+         changed(10, lambda r: [[{"string": "nam"}, r[1][1]] if k == 1 else p for k, p in enumerate(r)]))
+    rows("20 records, row 10 has an empty map", changed(10, lambda r: []))
+    rows("20 records, row 10 has a special key (__proto__)",
+         changed(10, lambda r: [[{"string": "__proto__"}, {"int": 5}]] + r))
+    rows("20 records, values that are keys elsewhere",
+         [[[k, {"string": ("id", "name", "score")[i % 3]}] for k, _ in r] for i, r in enumerate(base)])
+    edge = ("", "k" * 31, "k" * 32, "\u00e9t\u00e9", "\U0001f511")
+    rows("20 records with keys of 0, 31 and 32 bytes and non-ASCII keys",
+         [record(i, edge) for i in range(20)])
+    rows("20 records, two key sets taking turns",
+         [record(i, ("id", "name", "score", "active", "tags") if i % 2 else ("ID", "NAME", "SCORE", "ACTIVE", "TAGS"))
+          for i in range(20)])
+    rows("20 records of records",
+         [r + [[{"string": "child"}, {"typed_map": record(i + 100)}]] for i, r in enumerate(base)])
+    rows("20 records whose values are all nil", [[[k, {"nil": None}] for k, _ in r] for r in base])
+
+    for n in (15, 16, 17):
+        pairs = [[{"string": f"col{j}"}, {"typed_array": [{"int": ref.int_json(RUN_INTS[(i + j) % len(RUN_INTS)])}
+                                                          for i in range(n)]}] for j in range(n)]
+        c.ok("records.json", f"map of {n} columns of {n} ints", {"typed_map": pairs},
+             map_forms(b"".join(ref.encode(k) + ref.encode(v) for k, v in pairs), n))
+        grid = [{"typed_array": [{"float64": ref.float_json(i * n + j + 0.5)} for j in range(i)]} for i in range(n)]
+        body = b"".join(ref.encode(g) for g in grid)
+        c.ok("records.json", f"array of {n} arrays of 0..{n - 1} floats", {"typed_array": grid},
+             [h + body for h in len_forms(n, 0x90, 15, ARRAY_CODES)])
+
+
 def map_forms(body_pairs_bytes, n):
     return [h + body_pairs_bytes for h in len_forms(n, 0x80, 15, MAP_CODES)]
 
@@ -668,6 +743,7 @@ def main():
     gen_bins(c)
     gen_arrays(c)
     gen_runs(c)
+    gen_records(c)
     gen_maps(c)
     gen_exts(c)
     gen_timestamps(c)
