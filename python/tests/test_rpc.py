@@ -307,10 +307,13 @@ def test_max_handlers_bounds_running_requests():
             return i
 
         calls = [asyncio.ensure_future(a.call("work", i)) for i in range(20)]
-        await until(lambda: len(b._reqs) == 17)
-        assert peak == 3 and running == 3
+        # The three started handlers run their first step some loop turns after their requests
+        # were read: wait for them too, not only for the queue.
+        await until(lambda: len(b._reqs) == 17 and running == 3)
+        assert peak == 3
         gate.set()
         assert await asyncio.gather(*calls) == list(range(20))
+        assert peak == 3
         a.close()
         b.close()
     run(main())
