@@ -1587,7 +1587,22 @@ typedef struct {
     mpk_writer w;
     int autoreset;
     Py_ssize_t exports; /* live memoryviews from getbuffer(): the buffer must not move */
+    int busy;           /* a pack runs: a hook (default, a dataclass field...) may call us back */
 } Packer;
+
+/* A call made while a pack runs - from its `default` hook, or from another thread while the hook
+ * has let the GIL go - would write into the middle of the value being packed, empty or re-create
+ * the buffer under it, or export a view of memory the pack is about to move: refused, and the
+ * running pack goes on unharmed. */
+static int check_not_busy(Packer *self)
+{
+    if (UNLIKELY(self->busy)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Packer is already running a call (called again from a hook or another thread)");
+        return -1;
+    }
+    return 0;
+}
 
 static int check_not_exported(Packer *self)
 {
@@ -1607,8 +1622,9 @@ static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
         return -1;
     }
     size_t initial = 0;
+    if (check_not_busy(self) < 0) return -1;
     if (encoder_options_parse(&opt, &autoreset, &initial, args, kwargs, "Packer") < 0) return -1;
-    if (check_not_exported(self) < 0) {
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) {
         encoder_options_clear(&opt);
         return -1;
     }
@@ -1682,12 +1698,14 @@ static PyObject *finish_write(Packer *self, int rc, size_t mark)
 
 static PyObject *Packer_pack(Packer *self, PyObject *obj)
 {
-    if (check_not_exported(self) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
+    self->busy = 1;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = encode_top(&e, obj);
+    self->busy = 0;
     return finish_write(self, rc, mark);
 }
 
@@ -1715,7 +1733,7 @@ static int count_arg(PyObject *arg, const char *what, uint32_t *out)
 static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
-    if (check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     mpk_write_array(&self->w, n);
     return finish_write(self, 0, mark);
@@ -1724,7 +1742,7 @@ static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
-    if (check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     mpk_write_map(&self->w, n);
     return finish_write(self, 0, mark);
@@ -1732,13 +1750,15 @@ static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 
 static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
 {
-    if (check_not_exported(self) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
+    self->busy = 1;
     int rc = encoder_start(&e, &self->opt);
     if (rc == 0) rc = pack_pairs_list(&e, pairs, 0);
     if (rc < 0) encode_finish_error(&e);
+    self->busy = 0;
     return finish_write(self, rc, mark);
 }
 
@@ -1756,7 +1776,7 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
         PyErr_SetString(PyExc_TypeError, "data must have bytes type");
         return NULL;
     }
-    if (check_not_exported(self) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
@@ -1776,7 +1796,7 @@ static PyObject *Packer_bytes(Packer *self, PyObject *unused)
 
 static PyObject *Packer_reset(Packer *self, PyObject *unused)
 {
-    if (check_not_exported(self) < 0) return NULL;
+    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
     mpk_writer_reset(&self->w);
     Py_RETURN_NONE;
 }
@@ -1789,6 +1809,10 @@ static PyObject *Packer_getbuffer(Packer *self, PyObject *unused)
 static int Packer_getbuf(Packer *self, Py_buffer *view, int flags)
 {
     static char empty[1];
+    if (check_not_busy(self) < 0) {
+        view->obj = NULL;
+        return -1;
+    }
     void *data = self->w.buf ? (void *)self->w.buf : (void *)empty;
     if (PyBuffer_FillInfo(view, (PyObject *)self, data, (Py_ssize_t)mpk_writer_size(&self->w), 1, flags) < 0)
         return -1;
