@@ -12,6 +12,8 @@
 //            which a decoder would first have to copy) and one slice each
 // build + strs is a lower bound for a JavaScript decoder; where it is above JSON's time, 1.0x
 // JSON.parse is out of reach by construction.
+// --profile lists the functions with the most self time in mpk's decode of each workload (V8's
+// sampling profiler through the DevTools protocol).
 // --base=<a copy of js/src> adds that tree's decode ("base"), for A/B work in the browser.
 //   node js/bench/floor-browser.mjs [--rounds=61] [--window-ms=4] [--base=/tmp/mpk-src-before] [id...]
 import { readFileSync } from "node:fs";
@@ -25,6 +27,7 @@ const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}
 const rounds = Number(arg("rounds", 61));
 const windowMs = Number(arg("window-ms", 4));
 const basePath = arg("base", "");
+const profile = process.argv.includes("--profile");
 const ids = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const dir = resolve(here, "..", "..", "build", "bench-workloads");
 const chosen = ids.length ? ids : ["product", "products100", "rb_twitter", "c_strings", "utf8_strings", "twitter", "citm_catalog", "js_msgpack_lite_example", "js_msgpackr_example4", "js_sample_large", "js_sample_large_scored"];
@@ -93,6 +96,7 @@ globalThis.floorSetup = (text, b64) => {
   }
   return P.ends.length;
 };
+globalThis.floorLoop = (ms) => { const t0 = performance.now(); while (performance.now() - t0 < ms) globalThis.kept = globalThis.floorCodecs.mpk(); };
 globalThis.floorRun = (rounds, windowMs) => {
   const codecs = globalThis.floorCodecs;
   const time = (fn, ms) => { let n = 0; const t0 = performance.now(); let t; do { globalThis.kept = fn(); n++; t = performance.now(); } while (t - t0 < ms); return ((t - t0) * 1000) / n; };
@@ -116,5 +120,28 @@ await withChromiumPage(files, {}, async (page) => {
     const floor = m.build + m.strs;
     const ab = m.base ? ` | base/mpk ${(m.base / m.mpk).toFixed(2)}` : "";
     console.log(`${id}: mpk ${us(m.mpk)} | JSON ${us(m.JSON)} (JSON/mpk ${(m.JSON / m.mpk).toFixed(2)}) | build ${us(m.build)} + strs ${us(m.strs)} (${longStrs} strs > 16 B) = floor ${us(floor)}: JSON/floor ${(m.JSON / floor).toFixed(2)}, mpk/floor ${(m.mpk / floor).toFixed(2)}${ab}`);
+    if (profile) await profileMpk(page);
   }
 });
+
+async function profileMpk(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 50 });
+  await cdp.send("Profiler.start");
+  await page.evaluate(() => globalThis.floorLoop(1500));
+  const { profile: p } = await cdp.send("Profiler.stop");
+  const self = new Map();
+  const dt = new Map();
+  for (let k = 0; k < p.samples.length; k++) dt.set(p.samples[k], (dt.get(p.samples[k]) ?? 0) + (p.timeDeltas[k] ?? 0));
+  let total = 0;
+  for (const node of p.nodes) {
+    const t = dt.get(node.id) ?? 0;
+    const f = node.callFrame;
+    const key = `${f.functionName || "(anonymous)"}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + t);
+    total += t;
+  }
+  for (const [k, t] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+  await cdp.detach();
+}
