@@ -2,7 +2,7 @@
 // speed work on a busy machine: every codec is timed (process CPU time) over many short windows,
 // interleaved, and the medians are compared.
 // Run after `make js-build` and `make bench-workloads`:
-//   node js/bench/versus.mjs [--encode] [--rounds=61] [--window-ms=3] id...   (ids: build/bench-workloads/manifest.json, js_ascii_strings, js_geojson_properties)
+//   node js/bench/versus.mjs [--encode] [--warm-all] [--rounds=61] [--window-ms=3] id...   (ids: build/bench-workloads/manifest.json, js_ascii_strings, js_geojson_properties)
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,8 +24,20 @@ const mpk = new Decoder({ int64: "number" });
 const zeroCopy = new Decoder({ int64: "number", zeroCopy: true });
 const shared = new Encoder({ sharedBuffer: true });
 const time = (fn) => timeWindow(fn, windowMs);
+const workloads = loadWorkloads(resolve(here, "..", ".."), encode);
 
-for (const w of loadWorkloads(resolve(here, "..", ".."), encode)) {
+// --warm-all: first run every codec on every workload for a while, as the full bench does before
+// it reaches the later workloads (V8's feedback then has seen many shapes: object encode loops go
+// megamorphic, which changes the ratios of documents by 20-40%)
+if (process.argv.includes("--warm-all")) {
+  for (const w of workloads) {
+    const value = mpk.decode(w.msgpack);
+    const fns = [() => mpk.decode(w.msgpack), () => unpackr.unpack(w.msgpack), () => encode(value), () => shared.encode(value), () => packr.pack(value)];
+    for (const f of fns) timeWindow(f, 20);
+  }
+}
+
+for (const w of workloads) {
   if (ids.length && !ids.includes(w.id)) continue;
   const value = mpk.decode(w.msgpack);
   const json = Buffer.from(JSON.stringify(value));
