@@ -71,6 +71,38 @@ RSpec.describe "fast paths" do
     expect(mixed.map { |m| m.keys[0].encoding }).to eq([Encoding::UTF_8, Encoding::BINARY])
   end
 
+  # key_probe (ext/mpk/rb_mpk.c): keys whose hashed slot is the same sit side by side, so records
+  # whose keys collide find every key from the second decode on; the direct-mapped fallback
+  # (MPK._key_probe = false) gives the same keys
+  [true, false].each do |probe|
+    it "finds keys that share a slot from one decode to the next (key_probe #{probe})" do
+      MPK._key_probe = probe
+      # twitter.json's keys: 94 in 256 slots, a sixth of them sharing a slot with another
+      keys = %w[id url in_reply_to_screen_name metadata profile_sidebar_border_color resize iso_language_code
+                in_reply_to_status_id_str time_zone in_reply_to_status_id contributors in_reply_to_user_id hashtags
+                is_translator is_translation_enabled profile_background_image_url notifications profile_image_url
+                max_id profile_sidebar_fill_color geo profile_text_color retweeted]
+      records = Array.new(20) { |i| keys.to_h { |k| [k, i] } }
+      bytes = MPK.pack(records)
+      expect(MPK.unpack(bytes)).to eq(records)
+      before = MPK._key_cache_misses
+      back = MPK.unpack(bytes)
+      expect(back).to eq(records)
+      expect(back.flat_map(&:keys)).to all(be_frozen)
+      expect(back[3].keys.zip(back[7].keys)).to all(satisfy { |x, y| x.equal?(y) && x.equal?(-x.dup) })
+      misses = MPK._key_cache_misses - before
+      if probe
+        expect(misses).to eq(0)
+      else
+        expect(misses).to be > 0 # the shape key_probe is for: keys evicting each other in every record
+      end
+      sym = MPK.unpack(bytes, symbolize_keys: true)
+      expect(sym[5].keys).to eq(keys.map(&:to_sym))
+    ensure
+      MPK._key_probe = true
+    end
+  end
+
   it "keeps the decode's values alive under GC.stress" do
     h = { "a" => [1.5, 300, "x" * 40], "b" => { "c" => -70_000.5 } }
     bytes = MessagePack.pack([h] * 20)
