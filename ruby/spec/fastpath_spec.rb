@@ -103,6 +103,35 @@ RSpec.describe "fast paths" do
     end
   end
 
+  # hash_presize (ext/mpk/rb_mpk.c): maps become Hashes made at their final size; the fallback
+  # (MPK._hash_presize = false) makes them with rb_hash_new
+  it "makes Hashes at their final size on CRuby 3.1" do
+    expect(MPK._hash_presize?).to be(true) if RUBY_ENGINE == "ruby" && RUBY_VERSION.start_with?("3.1.")
+  end
+
+  [true, false].each do |presize|
+    it "builds maps of every size the same, duplicate keys included (hash_presize #{presize})" do
+      MPK._hash_presize = presize
+      (0..70).each do |n|
+        h = (0...n).to_h { |i| [i.even? ? "k#{i}" : i, [i, "v" * (i % 5)]] }
+        bytes = MessagePack.pack([h, { "in" => h }])
+        back = MPK.unpack(bytes)
+        expect(back).to eq([h, { "in" => h }])
+        expect(back[0].keys).to eq(h.keys)
+        back[0]["new"] = 1 # a Hash made at its size still grows
+        expect(back[0].size).to eq(n + 1)
+        # a map that repeats a key: the last value wins, in the first key's place, as msgpack-ruby
+        next if n < 2
+        pairs = (0...n).map { |i| [MessagePack.pack("k#{i % (n - 1)}"), MessagePack.pack(i)] }
+        dup = (n < 16 ? [0x80 | n].pack("C") : [0xde, n].pack("Cn")) + pairs.flatten.join
+        expect(MPK.unpack(dup, symbolize_keys: false)).to eq(MessagePack.unpack(dup))
+        expect(MPK.unpack(dup).keys).to eq(MessagePack.unpack(dup).keys)
+      end
+    ensure
+      MPK._hash_presize = true
+    end
+  end
+
   it "keeps the decode's values alive under GC.stress" do
     h = { "a" => [1.5, 300, "x" * 40], "b" => { "c" => -70_000.5 } }
     bytes = MessagePack.pack([h] * 20)
