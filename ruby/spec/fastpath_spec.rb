@@ -71,6 +71,67 @@ RSpec.describe "fast paths" do
     expect(mixed.map { |m| m.keys[0].encoding }).to eq([Encoding::UTF_8, Encoding::BINARY])
   end
 
+  # key_probe (ext/mpk/rb_mpk.c): keys whose hashed slot is the same sit side by side, so records
+  # whose keys collide find every key from the second decode on; the direct-mapped fallback
+  # (MPK._key_probe = false) gives the same keys
+  [true, false].each do |probe|
+    it "finds keys that share a slot from one decode to the next (key_probe #{probe})" do
+      MPK._key_probe = probe
+      # twitter.json's keys: 94 in 256 slots, a sixth of them sharing a slot with another
+      keys = %w[id url in_reply_to_screen_name metadata profile_sidebar_border_color resize iso_language_code
+                in_reply_to_status_id_str time_zone in_reply_to_status_id contributors in_reply_to_user_id hashtags
+                is_translator is_translation_enabled profile_background_image_url notifications profile_image_url
+                max_id profile_sidebar_fill_color geo profile_text_color retweeted]
+      records = Array.new(20) { |i| keys.to_h { |k| [k, i] } }
+      bytes = MPK.pack(records)
+      expect(MPK.unpack(bytes)).to eq(records)
+      before = MPK._key_cache_misses
+      back = MPK.unpack(bytes)
+      expect(back).to eq(records)
+      expect(back.flat_map(&:keys)).to all(be_frozen)
+      expect(back[3].keys.zip(back[7].keys)).to all(satisfy { |x, y| x.equal?(y) && x.equal?(-x.dup) })
+      misses = MPK._key_cache_misses - before
+      if probe
+        expect(misses).to eq(0)
+      else
+        expect(misses).to be > 0 # the shape key_probe is for: keys evicting each other in every record
+      end
+      sym = MPK.unpack(bytes, symbolize_keys: true)
+      expect(sym[5].keys).to eq(keys.map(&:to_sym))
+    ensure
+      MPK._key_probe = true
+    end
+  end
+
+  # hash_presize (ext/mpk/rb_mpk.c): maps become Hashes made at their final size; the fallback
+  # (MPK._hash_presize = false) makes them with rb_hash_new
+  it "makes Hashes at their final size on CRuby 3.1" do
+    expect(MPK._hash_presize?).to be(true) if RUBY_ENGINE == "ruby" && RUBY_VERSION.start_with?("3.1.")
+  end
+
+  [true, false].each do |presize|
+    it "builds maps of every size the same, duplicate keys included (hash_presize #{presize})" do
+      MPK._hash_presize = presize
+      (0..70).each do |n|
+        h = (0...n).to_h { |i| [i.even? ? "k#{i}" : i, [i, "v" * (i % 5)]] }
+        bytes = MessagePack.pack([h, { "in" => h }])
+        back = MPK.unpack(bytes)
+        expect(back).to eq([h, { "in" => h }])
+        expect(back[0].keys).to eq(h.keys)
+        back[0]["new"] = 1 # a Hash made at its size still grows
+        expect(back[0].size).to eq(n + 1)
+        # a map that repeats a key: the last value wins, in the first key's place, as msgpack-ruby
+        next if n < 2
+        pairs = (0...n).map { |i| [MessagePack.pack("k#{i % (n - 1)}"), MessagePack.pack(i)] }
+        dup = (n < 16 ? [0x80 | n].pack("C") : [0xde, n].pack("Cn")) + pairs.flatten.join
+        expect(MPK.unpack(dup, symbolize_keys: false)).to eq(MessagePack.unpack(dup))
+        expect(MPK.unpack(dup).keys).to eq(MessagePack.unpack(dup).keys)
+      end
+    ensure
+      MPK._hash_presize = true
+    end
+  end
+
   it "keeps the decode's values alive under GC.stress" do
     h = { "a" => [1.5, 300, "x" * 40], "b" => { "c" => -70_000.5 } }
     bytes = MessagePack.pack([h] * 20)

@@ -17,4 +17,8 @@ $srcs = Dir[File.join(here, "*.c")].map { |f| File.basename(f) } +
 # MPK_OPTFLAGS replaces -O3 (ruby/spec/gem_spec.rb builds with -O0: it checks the install, not speed)
 $CFLAGS << " #{ENV.fetch('MPK_OPTFLAGS', '-O3')} -std=gnu11 -fvisibility=hidden -Wall -Wno-unused-parameter"
 have_func("rb_enc_interned_str", "ruby/encoding.h") or abort "mpk needs Ruby 3.0 or later"
+# CRuby's own constructor of a Hash at its final size (what `{k => v, ...}` literals use): exported
+# by libruby 3.0-3.1 though not declared in its public headers (3.2 adds rb_hash_new_capa); the
+# extension declares it itself when it links (see hash_presize in rb_mpk.c)
+have_func("rb_hash_new_with_size")
 create_makefile("mpk/mpk")

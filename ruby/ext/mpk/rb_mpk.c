@@ -188,6 +188,38 @@ static void push_value(decoder *d, VALUE v) {
     d->vals[d->nvals++] = v;
 }
 
+/* Speed trick (hash_presize): a map's Hash is made at its final size (the pairs are all on the
+ * value stack by then) with CRuby's rb_hash_new_with_size, which `{k => v, ...}` literals use, so
+ * rb_hash_bulk_insert finds its table ready. From rb_hash_new, a map of more than 8 pairs got a
+ * default st_table first (two mallocs), then a second one at the right size (three more), and
+ * four frees. libruby 3.0-3.1 exports the function without declaring it in its public headers,
+ * so it is declared here when extconf.rb found it; MPK._hash_presize = false (and Rubies without
+ * it) take rb_hash_new. Instructions a decode (callgrind, the same build both ways): twitter.json
+ * 15.48M -> 15.23M, the Ruby seed's Twitter response 614k -> 589k, citm_catalog 32.29M -> 32.27M,
+ * Product (maps of up to 8 pairs, which were not doubly made) 8.25k -> 8.27k. */
+#if defined(HAVE_RB_HASH_NEW_WITH_SIZE)
+VALUE rb_hash_new_with_size(st_index_t size);
+static int hash_presize_ok = 1;
+#else
+static int hash_presize_ok = 0;
+#endif
+
+static inline VALUE new_hash(long pairs) {
+#if defined(HAVE_RB_HASH_NEW_WITH_SIZE)
+    if (MPK__LIKELY(hash_presize_ok)) return rb_hash_new_with_size((st_index_t)pairs);
+#endif
+    return rb_hash_new();
+}
+
+/* MPK._hash_presize? / MPK._hash_presize = bool (private, for the specs) */
+static VALUE mpk_s_hash_presize_p(VALUE mod) { return hash_presize_ok ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_hash_presize(VALUE mod, VALUE on) {
+#if defined(HAVE_RB_HASH_NEW_WITH_SIZE)
+    hash_presize_ok = RTEST(on);
+#endif
+    return on;
+}
+
 /* The container of frame f, from its values on the stack (which it then pops). */
 static VALUE build_container(decoder *d, const rb_mpk_uopts *o, frame *f) {
     const VALUE *items = d->vals + f->base;
@@ -196,7 +228,7 @@ static VALUE build_container(decoder *d, const rb_mpk_uopts *o, frame *f) {
     if (!f->is_map) {
         v = rb_ary_new_from_values(n, items);
     } else if (NIL_P(o->pairs_class)) {
-        v = rb_hash_new();
+        v = new_hash(n / 2);
         rb_hash_bulk_insert(n, items, v);
     } else {
         v = rb_class_new_instance(0, NULL, o->pairs_class);
@@ -227,18 +259,35 @@ VALUE rb_mpk_unpacker_for_payload(const rb_mpk_uopts *o, VALUE payload); /* rb_u
  * js/msgpack-lite-example 42.1k -> 25.1k, the image record 13.5k -> 9.4k (msgpack-ruby 21.7k,
  * 33.7k, 58.6k, 23.6k): every key of those was interned anew at each decode.
  * It keeps at most 256 interned keys (and their Symbols) alive; they are marked (pinned), so they
- * stay valid under GC.compact. */
+ * stay valid under GC.compact.
+ *
+ * Speed trick (key_probe): a key may sit in any of KEY_WAYS slots from its hashed slot on, not only
+ * in that one, and each slot keeps a 32-bit tag of its key's hash, so a probe that finds another key
+ * there fails on the tag without reading the String. Direct-mapped, twitter.json's 94 distinct keys
+ * took 78 of the 256 slots: 16 slots held two or three keys that alternate in every record ("id",
+ * "url" and "in_reply_to_screen_name" share one), so 3984 of its 13345 keys missed at every decode
+ * and were interned again. A miss takes a free slot of the KEY_WAYS, else the one `victim` turns
+ * to (round the ways). Instructions a decode (callgrind, same process shape, old build vs new):
+ * twitter.json 17.91M -> 15.46M (msgpack-ruby 27.1M), citm_catalog 32.15M -> 32.23M (321
+ * distinct keys: misses 1084 -> 145 a decode, paid for by the probes), Product 7.89k -> 7.92k,
+ * js/protobufjs-bench 15.4k -> 14.3k. CPU time, alternating processes, 7 rounds: twitter.json
+ * unpack 1861 -> 1534 us (msgpack-ruby 3140 us). The fallback is KEY_WAYS 1
+ * (MPK._key_probe = false): the direct-mapped cache. Misses are counted (MPK._key_cache_misses,
+ * for the specs). */
+#define KEY_WAYS 4
 typedef struct key_cache {
-    uint64_t used[KEY_CACHE / 64]; /* slots in use */
-    VALUE str[KEY_CACHE];          /* interned key Strings ... */
-    VALUE sym[KEY_CACHE];          /* ... and their Symbols once asked for (else Qfalse) */
+    uint32_t tag[KEY_CACHE]; /* 0: the slot is free; else bits of its key's hash (see key_hash) */
+    VALUE str[KEY_CACHE];    /* interned key Strings ... */
+    VALUE sym[KEY_CACHE];    /* ... and their Symbols once asked for (else Qfalse) */
+    unsigned victim;         /* the way a miss with no free way replaces next */
+    unsigned long long misses; /* keys of 1 to KEY_CACHE_MAX_LEN bytes not found */
 } key_cache;
 
 static void key_cache_mark(void *p) {
     key_cache *c = p;
     if (!c) return;
     for (int i = 0; i < KEY_CACHE; i++) {
-        if (!(c->used[i / 64] >> (i % 64) & 1)) continue;
+        if (!c->tag[i]) continue;
         rb_gc_mark(c->str[i]); /* pins: the slots are never updated by GC.compact */
         rb_gc_mark(c->sym[i]);
     }
@@ -250,6 +299,7 @@ static void key_cache_free(void *p) { xfree(p); }
 static const struct rb_ractor_local_storage_type key_cache_storage = {key_cache_mark, key_cache_free};
 static rb_ractor_local_key_t key_cache_slot;
 static int key_cache_enabled = 1; /* MPK._key_cache = false: a fresh cache for every decode */
+static unsigned key_ways = KEY_WAYS; /* MPK._key_probe = false: 1 (direct-mapped) */
 
 static size_t key_cache_memsize(const void *p) { return sizeof(key_cache); }
 /* a cache for one decode (MPK._key_cache = false), owned by a hidden object */
@@ -272,7 +322,9 @@ static key_cache *get_key_cache(VALUE *holder) {
     return c;
 }
 
-static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
+/* A hash of a key's first and last 8 bytes and its length: the top 8 bits pick its first slot, the
+ * 32 below them (never 0) are its tag, so most slots holding another key fail on the tag alone. */
+static inline uint64_t key_hash(const uint8_t *data, uint32_t len) {
     uint64_t a, b;
     if (len >= 8) {
         memcpy(&a, data, 8);
@@ -281,23 +333,48 @@ static inline unsigned key_slot(const uint8_t *data, uint32_t len) {
         a = b = 0;
         memcpy(&a, data, len);
     }
-    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + len) * 0xC2B2AE3D27D4EB4Full;
-    return (unsigned)(h >> 56) & (KEY_CACHE - 1);
+    return (a * 0x9E3779B97F4A7C15ull) ^ (b + len) * 0xC2B2AE3D27D4EB4Full;
+}
+
+/* The key at slot `at` if it is the one asked for (its tag matched), else Qundef. */
+static inline VALUE key_at(key_cache *c, unsigned at, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len,
+                           int encidx) {
+    VALUE k = c->str[at];
+    if (MPK__UNLIKELY(RSTRING_LEN(k) != (long)len || RB_ENCODING_GET_INLINED(k) != encidx ||
+                      memcmp(RSTRING_PTR(k), data, len) != 0))
+        return Qundef;
+    if (!o->symbolize_keys) return k;
+    if (c->sym[at] == Qfalse) c->sym[at] = rb_str_intern(k);
+    return c->sym[at];
 }
 
 static VALUE make_key(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, uint32_t len, int encidx) {
     key_cache *c = d->keys;
     unsigned slot = KEY_CACHE;
+    uint32_t tag = 0;
     if (len && len <= KEY_CACHE_MAX_LEN) {
-        slot = key_slot(data, len);
-        if (c->used[slot / 64] >> (slot % 64) & 1) {
-            VALUE k = c->str[slot];
-            if (RSTRING_LEN(k) == (long)len && RB_ENCODING_GET_INLINED(k) == encidx &&
-                memcmp(RSTRING_PTR(k), data, len) == 0) {
-                if (!o->symbolize_keys) return k;
-                if (c->sym[slot] == Qfalse) c->sym[slot] = rb_str_intern(k);
-                return c->sym[slot];
+        uint64_t h = key_hash(data, len);
+        unsigned first = (unsigned)(h >> 56) & (KEY_CACHE - 1), free_slot = KEY_CACHE;
+        tag = (uint32_t)(h >> 24) | 1;
+        VALUE k;
+        /* its own slot first, straight-line: most keys are there */
+        if (MPK__LIKELY(c->tag[first] == tag) && (k = key_at(c, first, o, data, len, encidx)) != Qundef) return k;
+        if (!c->tag[first]) free_slot = first;
+        for (unsigned w = 1; w < key_ways; w++) { /* key_probe */
+            unsigned at = (first + w) & (KEY_CACHE - 1);
+            uint32_t t = c->tag[at];
+            if (t == tag) {
+                if ((k = key_at(c, at, o, data, len, encidx)) != Qundef) return k;
+            } else if (!t && free_slot == KEY_CACHE) {
+                free_slot = at;
             }
+        }
+    c->misses++;
+        if (free_slot != KEY_CACHE) {
+            slot = free_slot;
+        } else {
+            slot = (first + c->victim % key_ways) & (KEY_CACHE - 1);
+            c->victim++;
         }
     }
     VALUE s = rb_enc_interned_str((const char *)data, len, rb_enc_from_index(encidx));
@@ -305,7 +382,7 @@ static VALUE make_key(decoder *d, const rb_mpk_uopts *o, const uint8_t *data, ui
     if (slot < KEY_CACHE) {
         c->str[slot] = s;
         c->sym[slot] = o->symbolize_keys ? out : Qfalse;
-        c->used[slot / 64] |= 1ull << (slot % 64);
+        c->tag[slot] = tag;
     }
     return out;
 }
@@ -457,6 +534,21 @@ static VALUE mpk_s_key_cache_p(VALUE mod) { return key_cache_enabled ? Qtrue : Q
 static VALUE mpk_s_set_key_cache(VALUE mod, VALUE on) {
     key_cache_enabled = RTEST(on);
     return on;
+}
+
+/* MPK._key_probe? / MPK._key_probe = bool (private, for the specs): whether a key may sit in any of
+ * KEY_WAYS slots (key_probe) or only in its own (the direct-mapped fallback). Process-wide. */
+static VALUE mpk_s_key_probe_p(VALUE mod) { return key_ways > 1 ? Qtrue : Qfalse; }
+static VALUE mpk_s_set_key_probe(VALUE mod, VALUE on) {
+    key_ways = RTEST(on) ? KEY_WAYS : 1;
+    return on;
+}
+
+/* MPK._key_cache_misses (private, for the specs): keys of 1 to KEY_CACHE_MAX_LEN bytes this Ractor's
+ * lasting cache did not hold, since it was made. */
+static VALUE mpk_s_key_cache_misses(VALUE mod) {
+    key_cache *c = rb_ractor_local_storage_ptr(key_cache_slot);
+    return ULL2NUM(c ? c->misses : 0);
 }
 
 static VALUE make_string(decoder *d, const rb_mpk_uopts *o, VALUE src, const uint8_t *data, uint32_t len,
@@ -755,6 +847,11 @@ RUBY_FUNC_EXPORTED void Init_mpk(void) {
     rb_define_singleton_method(mMPK, "_share_direct=", mpk_s_set_share_direct, 1);
     rb_define_singleton_method(mMPK, "_key_cache?", mpk_s_key_cache_p, 0);
     rb_define_singleton_method(mMPK, "_key_cache=", mpk_s_set_key_cache, 1);
+    rb_define_singleton_method(mMPK, "_hash_presize?", mpk_s_hash_presize_p, 0);
+    rb_define_singleton_method(mMPK, "_hash_presize=", mpk_s_set_hash_presize, 1);
+    rb_define_singleton_method(mMPK, "_key_probe?", mpk_s_key_probe_p, 0);
+    rb_define_singleton_method(mMPK, "_key_probe=", mpk_s_set_key_probe, 1);
+    rb_define_singleton_method(mMPK, "_key_cache_misses", mpk_s_key_cache_misses, 0);
     key_cache_slot = rb_ractor_local_storage_ptr_newkey(&key_cache_storage);
     rb_define_const(mMPK, "CORE_VERSION", rb_str_freeze(rb_str_new_cstr(mpk_version())));
     rb_define_const(mMPK, "DEFAULT_DEPTH", UINT2NUM(MPK_DEFAULT_DEPTH));
