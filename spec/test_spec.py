@@ -71,6 +71,41 @@ class TestReferenceDecode(unittest.TestCase):
         ref.decode(bytes.fromhex("91" * 1024 + "c0"))
 
 
+class TestReferenceStream(unittest.TestCase):
+    """decode_stream: the README's stream statements, and how they differ from one-shot."""
+
+    def stream(self, h, **kw):
+        return ref.decode_stream(bytes.fromhex(h), **kw)
+
+    def test_the_readmes_statements(self):
+        self.assertEqual(self.stream("92c1"), ([], ("invalid_byte", 1)))
+        self.assertEqual(self.stream("9201"), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("c9ffffffffff"), ([], ("invalid_timestamp", 0)))
+        self.assertEqual(self.stream("c705ff"), ([], ("invalid_timestamp", 0)))
+        self.assertEqual(self.stream("dd05000000c1"), ([], ("invalid_byte", 5)))
+
+    def test_values_before_an_error_are_delivered_and_offsets_count_from_the_start(self):
+        self.assertEqual(self.stream("c001c1"), ([{"nil": None}, {"int": 1}], ("invalid_byte", 2)))
+        self.assertEqual(self.stream("c09292c0c0"), ([{"nil": None}], ("truncated", 5)))
+        self.assertEqual(self.stream("07dbffffffff", limits={"str": 10}), ([{"int": 7}], ("length_limit", 1)))
+        self.assertEqual(self.stream("c0d4ff00"), ([{"nil": None}], ("invalid_timestamp", 1)))
+
+    def test_clean_ends(self):
+        self.assertEqual(self.stream(""), ([], None))
+        self.assertEqual(self.stream("c0a3616263"), ([{"nil": None}, {"string": "abc"}], None))
+
+    def test_content_checks_wait_for_the_payload(self):
+        self.assertEqual(self.stream("a2ff", strict_utf8=True), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("a1ff", strict_utf8=True), ([], ("invalid_utf8", 0)))
+        self.assertEqual(self.stream("d7ffffffffff"), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("d4ff00"), ([], ("invalid_timestamp", 0)))
+
+    def test_depth_and_limits_before_any_payload(self):
+        self.assertEqual(self.stream("91" * 1025), ([], ("depth_limit", 1024)))
+        self.assertEqual(self.stream("c4ff", limits={"bin": 4}), ([], ("length_limit", 0)))
+        self.assertEqual(self.stream("c4ff"), ([], ("truncated", 0)))
+
+
 class TestVectors(unittest.TestCase):
     def test_committed_vectors_match_the_generator(self):
         with tempfile.TemporaryDirectory() as tmp:
