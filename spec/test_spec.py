@@ -106,6 +106,52 @@ class TestReferenceStream(unittest.TestCase):
         self.assertEqual(self.stream("c4ff"), ([], ("truncated", 0)))
 
 
+    def test_valid_encodings_concatenated_and_cut(self):
+        values = [{"typed_array": [{"int": 1}, {"string": "ab"}, {"typed_map": [[{"nil": None}, {"binary": "00ff"}]]}]},
+                  {"timestamp": [-1, 5]}, {"float32": 1.5}, {"ext": [3, "0102"]}, {"int": 2**64 - 1}]
+        data = b"".join(ref.encode(v) for v in values)
+        got, error = ref.decode_stream(data)
+        self.assertIsNone(error)
+        self.assertEqual(len(got), len(values))
+        for v, g in zip(values, got):
+            self.assertTrue(ref.same(v, g), (v, g))
+        # every cut inside a value: the values before it, then truncated where one-shot says
+        start = 0
+        for i, v in enumerate(values):
+            one = ref.encode(v)
+            for n in range(1, len(one)):
+                got, error = ref.decode_stream(data[:start + n])
+                with self.assertRaises(ref.DecodeError) as cm:
+                    ref.decode(one[:n])
+                self.assertEqual(len(got), i)
+                self.assertEqual(error, ("truncated", start + cm.exception.offset))
+            start += len(one)
+
+
+class TestRunnerStreamCheck(unittest.TestCase):
+    """The runner's comparison of a stream answer with the reference's must catch every difference."""
+
+    def test_stream_agrees(self):
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("interop", os.path.join(HERE, "interop"))
+        spec = importlib.util.spec_from_loader("interop", loader)
+        interop = importlib.util.module_from_spec(spec)
+        loader.exec_module(interop)
+        want = interop.reference_stream_answer({"stream": "c001c1", "cuts": [1]})
+        self.assertEqual(want, {"values": [{"nil": None}, {"int": 1}], "error": "invalid_byte", "offset": 2})
+        self.assertTrue(interop.stream_agrees(want, {"values": [{"nil": None}, {"int": 1}],
+                                                     "error": "invalid_byte", "offset": 2}))
+        for wrong in ({"values": [{"nil": None}], "error": "invalid_byte", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 2}], "error": "invalid_byte", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 1}], "error": "truncated", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 1}], "error": "invalid_byte", "offset": 1},
+                      {"values": [{"nil": None}, {"int": 1}]}, {"error": "bad_request"}, None):
+            self.assertFalse(interop.stream_agrees(want, wrong), wrong)
+        req = {"stream": "8ea1de", "strict_utf8": True}
+        self.assertEqual(interop.reference_stream_answer(req), {"values": [], "error": "invalid_utf8", "offset": 1})
+
+
 class TestVectors(unittest.TestCase):
     def test_committed_vectors_match_the_generator(self):
         with tempfile.TemporaryDirectory() as tmp:
