@@ -447,6 +447,98 @@ class _Reader:
         return self.container(pos, end, int.from_bytes(f, "big"), "map", depth)
 
 
+# ----------------------------------------------------------------------------------------------
+# Stream decoding (spec/README.md, "Error kinds and offsets", the stream paragraphs)
+# ----------------------------------------------------------------------------------------------
+
+class _End(Exception):
+    """The bytes ran out inside a value (a stream would wait for more)."""
+
+
+class _StreamReader(_Reader):
+    """Reads like a stream that has been fed `data` and then told the input ended: declared sizes
+    are not checked against the bytes present (more could come), every error the bytes prove is
+    raised where the walk meets it, and running out of bytes raises _End."""
+
+    def fields(self, head, size):
+        end = head + 1 + size
+        if end > len(self.data):
+            raise _End()
+        return self.data[head + 1:end], end
+
+    def sized(self, head, start, length, limit_name, need):
+        if length > self.limits[limit_name]:
+            raise DecodeError("length_limit", head)
+
+    def container(self, head, start, count, kind, depth):
+        if count > self.limits[kind]:
+            raise DecodeError("length_limit", head)
+        if depth + 1 > self.limits["depth"]:
+            raise DecodeError("depth_limit", head)
+        pos = start
+        items = []
+        for _ in range(count * (2 if kind == "map" else 1)):
+            item, pos = self.value(pos, depth + 1)
+            items.append(item)
+        if kind == "array":
+            return ("array", items), pos
+        return ("map", list(zip(items[0::2], items[1::2]))), pos
+
+    def string(self, head, start, length):
+        self.sized(head, start, length, "str", length)
+        if start + length > len(self.data):
+            raise _End()
+        # The UTF-8 check waits for the whole payload, like a timestamp's nsec (check 6).
+        return _Reader.string(self, head, start, length)
+
+    def ext(self, head, start, length):
+        ext_type = int.from_bytes(self.data[start:start + 1], "big", signed=True)
+        self.sized(head, start + 1, length, "ext", length)
+        if ext_type == -1 and length not in (4, 8, 12):
+            raise DecodeError("invalid_timestamp", head)  # proven by the head alone
+        if start + 1 + length > len(self.data):
+            raise _End()
+        return _Reader.ext(self, head, start, length)
+
+    def value(self, pos, depth):
+        if pos >= len(self.data):
+            raise _End()
+        if self.data[pos] in (0xC4, 0xC5, 0xC6):  # bin: limit, then wait for the payload
+            f, end = self.fields(pos, 1 << (self.data[pos] - 0xC4))
+            n = int.from_bytes(f, "big")
+            self.sized(pos, end, n, "bin", n)
+            if end + n > len(self.data):
+                raise _End()
+            return ("bin", self.data[end:end + n]), end + n
+        return _Reader.value(self, pos, depth)
+
+
+def decode_stream(data, limits=None, strict_utf8=False):
+    """What a streaming decoder fed `data` (in any chunks) and then told the input ended gives:
+    (the canonical values it completed, in order; None, or (kind, offset) of the error it reports).
+    Offsets count from the stream's first byte. Within a value a declared count is not checked
+    against the bytes present; when the bytes run out inside a value, the error is `truncated` at
+    the offset one-shot decoding of that value's bytes gives."""
+    data = bytes(data)
+    reader = _StreamReader(data, limits, strict_utf8)
+    values = []
+    pos = 0
+    while pos < len(data):
+        try:
+            value, pos = reader.value(pos, 0)
+        except DecodeError as e:
+            return values, (e.kind, e.offset)
+        except _End:
+            try:
+                decode_neutral(data[pos:], limits, strict_utf8)
+            except DecodeError as e:
+                assert e.kind == "truncated", (data.hex(), pos, e.kind)
+                return values, ("truncated", pos + e.offset)
+            raise AssertionError(f"one-shot decoded what the stream could not: {data[pos:].hex()}")
+        values.append(canonical(value))
+    return values, None
+
+
 def decode_neutral(data, limits=None, strict_utf8=False):
     reader = _Reader(bytes(data), limits, strict_utf8)
     value, end = reader.value(0, 0)

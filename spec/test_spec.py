@@ -71,6 +71,87 @@ class TestReferenceDecode(unittest.TestCase):
         ref.decode(bytes.fromhex("91" * 1024 + "c0"))
 
 
+class TestReferenceStream(unittest.TestCase):
+    """decode_stream: the README's stream statements, and how they differ from one-shot."""
+
+    def stream(self, h, **kw):
+        return ref.decode_stream(bytes.fromhex(h), **kw)
+
+    def test_the_readmes_statements(self):
+        self.assertEqual(self.stream("92c1"), ([], ("invalid_byte", 1)))
+        self.assertEqual(self.stream("9201"), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("c9ffffffffff"), ([], ("invalid_timestamp", 0)))
+        self.assertEqual(self.stream("c705ff"), ([], ("invalid_timestamp", 0)))
+        self.assertEqual(self.stream("dd05000000c1"), ([], ("invalid_byte", 5)))
+
+    def test_values_before_an_error_are_delivered_and_offsets_count_from_the_start(self):
+        self.assertEqual(self.stream("c001c1"), ([{"nil": None}, {"int": 1}], ("invalid_byte", 2)))
+        self.assertEqual(self.stream("c09292c0c0"), ([{"nil": None}], ("truncated", 5)))
+        self.assertEqual(self.stream("07dbffffffff", limits={"str": 10}), ([{"int": 7}], ("length_limit", 1)))
+        self.assertEqual(self.stream("c0d4ff00"), ([{"nil": None}], ("invalid_timestamp", 1)))
+
+    def test_clean_ends(self):
+        self.assertEqual(self.stream(""), ([], None))
+        self.assertEqual(self.stream("c0a3616263"), ([{"nil": None}, {"string": "abc"}], None))
+
+    def test_content_checks_wait_for_the_payload(self):
+        self.assertEqual(self.stream("a2ff", strict_utf8=True), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("a1ff", strict_utf8=True), ([], ("invalid_utf8", 0)))
+        self.assertEqual(self.stream("d7ffffffffff"), ([], ("truncated", 0)))
+        self.assertEqual(self.stream("d4ff00"), ([], ("invalid_timestamp", 0)))
+
+    def test_depth_and_limits_before_any_payload(self):
+        self.assertEqual(self.stream("91" * 1025), ([], ("depth_limit", 1024)))
+        self.assertEqual(self.stream("c4ff", limits={"bin": 4}), ([], ("length_limit", 0)))
+        self.assertEqual(self.stream("c4ff"), ([], ("truncated", 0)))
+
+
+    def test_valid_encodings_concatenated_and_cut(self):
+        values = [{"typed_array": [{"int": 1}, {"string": "ab"}, {"typed_map": [[{"nil": None}, {"binary": "00ff"}]]}]},
+                  {"timestamp": [-1, 5]}, {"float32": 1.5}, {"ext": [3, "0102"]}, {"int": 2**64 - 1}]
+        data = b"".join(ref.encode(v) for v in values)
+        got, error = ref.decode_stream(data)
+        self.assertIsNone(error)
+        self.assertEqual(len(got), len(values))
+        for v, g in zip(values, got):
+            self.assertTrue(ref.same(v, g), (v, g))
+        # every cut inside a value: the values before it, then truncated where one-shot says
+        start = 0
+        for i, v in enumerate(values):
+            one = ref.encode(v)
+            for n in range(1, len(one)):
+                got, error = ref.decode_stream(data[:start + n])
+                with self.assertRaises(ref.DecodeError) as cm:
+                    ref.decode(one[:n])
+                self.assertEqual(len(got), i)
+                self.assertEqual(error, ("truncated", start + cm.exception.offset))
+            start += len(one)
+
+
+class TestRunnerStreamCheck(unittest.TestCase):
+    """The runner's comparison of a stream answer with the reference's must catch every difference."""
+
+    def test_stream_agrees(self):
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("interop", os.path.join(HERE, "interop"))
+        spec = importlib.util.spec_from_loader("interop", loader)
+        interop = importlib.util.module_from_spec(spec)
+        loader.exec_module(interop)
+        want = interop.reference_stream_answer({"stream": "c001c1", "cuts": [1]})
+        self.assertEqual(want, {"values": [{"nil": None}, {"int": 1}], "error": "invalid_byte", "offset": 2})
+        self.assertTrue(interop.stream_agrees(want, {"values": [{"nil": None}, {"int": 1}],
+                                                     "error": "invalid_byte", "offset": 2}))
+        for wrong in ({"values": [{"nil": None}], "error": "invalid_byte", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 2}], "error": "invalid_byte", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 1}], "error": "truncated", "offset": 2},
+                      {"values": [{"nil": None}, {"int": 1}], "error": "invalid_byte", "offset": 1},
+                      {"values": [{"nil": None}, {"int": 1}]}, {"error": "bad_request"}, None):
+            self.assertFalse(interop.stream_agrees(want, wrong), wrong)
+        req = {"stream": "8ea1de", "strict_utf8": True}
+        self.assertEqual(interop.reference_stream_answer(req), {"values": [], "error": "invalid_utf8", "offset": 1})
+
+
 class TestVectors(unittest.TestCase):
     def test_committed_vectors_match_the_generator(self):
         with tempfile.TemporaryDirectory() as tmp:

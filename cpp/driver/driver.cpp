@@ -2,9 +2,11 @@
 // requests on stdin, one answer line each on stdout. Requests are read with mpk::document's JSON
 // parser and walked as mpk::value; encodes go through mpk::writer and the typed codecs
 // (mpk::timestamp, mpk::ext, std::string_view, mpk::bytes_view, integers, floats); decodes
-// through mpk::document, answered in canonical form.
+// through mpk::document, answered in canonical form; stream requests through mpk::stream (feed,
+// next until need_more, end).
 #include <mpk.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +38,53 @@ bool set_limits(value obj, mpk_limits &l) {
     return true;
 }
 
+// {"stream": hex, "cuts": [...]}: the bytes fed to an mpk::stream in chunks split at the cuts,
+// each followed by next() until need_more; then end(). The values taken, and the error if any.
+std::string stream_answer(value root, value hex) {
+    static const std::string bad = "{\"error\":\"bad_request\"}";
+    mpk::options opts;
+    if (value l = root["limits"]; l && !set_limits(l, opts.limits)) return bad;
+    if (value s = root["strict_utf8"]; s) {
+        if (s.type() != mpk::type::boolean) return bad;
+        opts.strict_utf8 = s.get_bool();
+    }
+    std::vector<std::byte> bytes;
+    if (!hex_decode(hex.str(), bytes)) return bad;
+    std::vector<std::size_t> cuts;
+    if (value c = root["cuts"]; c) {
+        if (c.type() != mpk::type::array) return bad;
+        for (value at : c) {
+            if (at.type() != mpk::type::uint || at.node()->v.u > bytes.size()) return bad;
+            cuts.push_back(static_cast<std::size_t>(at.node()->v.u));
+        }
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.push_back(bytes.size());
+    mpk::stream s(opts);
+    std::string out = "{\"values\":[";
+    bool first = true, failed = false;
+    std::size_t at = 0;
+    for (std::size_t end : cuts) {
+        if (end <= at) continue;
+        s.feed(mpk::bytes_view(bytes.data() + at, end - at));
+        at = end;
+        value v;
+        mpk::stream::status st;
+        while ((st = s.next(v)) == mpk::stream::status::value) {
+            if (!first) out += ',';
+            first = false;
+            emit(v, out);
+        }
+        if (st == mpk::stream::status::error) {
+            failed = true;
+            break;
+        }
+    }
+    if (!failed && s.end()) return out + "]}";
+    auto e = s.error();
+    return out + "],\"error\":\"" + mpk::name(e.kind) + "\",\"offset\":" + std::to_string(e.offset) + "}";
+}
+
 std::string answer(mpk::document &request, mpk::document &decoded, mpk::writer &packed, std::string_view line) {
     static const std::string bad = "{\"error\":\"bad_request\"}";
     mpk::options json_opts;
@@ -43,6 +92,7 @@ std::string answer(mpk::document &request, mpk::document &decoded, mpk::writer &
     auto root = request.try_parse_json(line, json_opts);
     if (!root) return bad;
     value enc = (*root)["encode"], dec = (*root)["decode"];
+    if (value st = (*root)["stream"]; st && st.type() == mpk::type::str) return stream_answer(*root, st);
     std::string out;
     if (enc) {
         packed.reset();

@@ -1,5 +1,6 @@
 // Command driver is the interop driver spec/drivers/go: it answers the JSON Lines requests of
-// spec/README.md ("encode" a typed value, "decode" hex) with mpk, one answer line per request.
+// spec/README.md ("encode" a typed value, "decode" hex, "stream" hex cut into chunks) with mpk, one
+// answer line per request.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 
 	"mpk.dev/go/mpk"
@@ -42,6 +44,9 @@ type request struct {
 	encode    *typed.Value
 	decode    []byte
 	hasDecode bool
+	stream    []byte
+	hasStream bool
+	cuts      []int64
 	limits    *mpk.Limits
 	strict    bool
 }
@@ -59,6 +64,9 @@ func answer(line []byte) []byte {
 		return []byte(`{"hex":"` + hex.EncodeToString(enc) + `"}`)
 	}
 	opts := mpk.DecodeOptions{Limits: req.limits, StrictUTF8: req.strict}
+	if req.hasStream {
+		return streamAnswer(req, opts)
+	}
 	var raw mpk.RawMessage
 	if err := opts.Unmarshal(req.decode, &raw); err != nil {
 		var de *mpk.DecodeError
@@ -76,6 +84,70 @@ func answer(line []byte) []byte {
 	typed.Canonical(&w, v)
 	w.WriteByte('}')
 	return w.Bytes()
+}
+
+// chunkReader returns its chunks one Read at a time (a chunk longer than the Read's buffer over
+// several), then io.EOF.
+type chunkReader struct {
+	chunks [][]byte
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for len(r.chunks) > 0 && len(r.chunks[0]) == 0 {
+		r.chunks = r.chunks[1:]
+	}
+	if len(r.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[0])
+	r.chunks[0] = r.chunks[0][n:]
+	return n, nil
+}
+
+// streamAnswer feeds req.stream to an mpk.Decoder through a reader that returns it in chunks split
+// at req.cuts, decoding values until io.EOF or an error, and answers the values and the error.
+func streamAnswer(req *request, opts mpk.DecodeOptions) []byte {
+	cuts := append([]int64(nil), req.cuts...)
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	r := &chunkReader{}
+	var at int64
+	for _, c := range append(cuts, int64(len(req.stream))) {
+		if c < 0 || c > int64(len(req.stream)) {
+			return []byte(`{"error":"bad_request"}`)
+		}
+		if c > at {
+			r.chunks = append(r.chunks, req.stream[at:c])
+			at = c
+		}
+	}
+	dec := mpk.NewDecoder(r)
+	dec.SetOptions(opts)
+	var w bytes.Buffer
+	w.WriteString(`{"values":[`)
+	for n := 0; ; n++ {
+		var raw mpk.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			w.WriteString(`]}`)
+			return w.Bytes()
+		}
+		if err != nil {
+			var de *mpk.DecodeError
+			if !errors.As(err, &de) {
+				return []byte(`{"error":"bad_request"}`)
+			}
+			w.WriteString(`],"error":"` + de.Kind.String() + `","offset":` + strconv.FormatInt(de.Offset, 10) + `}`)
+			return w.Bytes()
+		}
+		v, _, err := typed.Decode(raw)
+		if err != nil {
+			return []byte(`{"error":"bad_request"}`)
+		}
+		if n > 0 {
+			w.WriteByte(',')
+		}
+		typed.Canonical(&w, v)
+	}
 }
 
 func parseRequest(line []byte) (*request, error) {
@@ -106,6 +178,19 @@ func parseRequest(line []byte) (*request, error) {
 				return nil, err
 			}
 			req.hasDecode = true
+		case "stream":
+			var s string
+			if err := dec.Decode(&s); err != nil {
+				return nil, err
+			}
+			if req.stream, err = typed.ParseHex(s); err != nil {
+				return nil, err
+			}
+			req.hasStream = true
+		case "cuts":
+			if err := dec.Decode(&req.cuts); err != nil {
+				return nil, err
+			}
 		case "limits":
 			var m map[string]int64
 			if err := dec.Decode(&m); err != nil {
@@ -148,8 +233,14 @@ func parseRequest(line []byte) (*request, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
-	if (req.encode != nil) == req.hasDecode {
-		return nil, errors.New("need exactly one of encode and decode")
+	asked := 0
+	for _, b := range []bool{req.encode != nil, req.hasDecode, req.hasStream} {
+		if b {
+			asked++
+		}
+	}
+	if asked != 1 {
+		return nil, errors.New("need exactly one of encode, decode and stream")
 	}
 	return req, nil
 }
