@@ -21,6 +21,8 @@ typedef struct packer {
     VALUE ext_cache;  /* Hash: class => entry or false (lookups done) */
     VALUE self;
     int cb_depth;     /* nesting of the value whose callback (to_msgpack, ext packer) is running */
+    int ext_cb;       /* ext packer procs running (see writable_packer) */
+    VALUE cb_thread;  /* the Thread running this packer's callbacks, or Qfalse when none runs */
     int symbol_ext;   /* Symbol is registered */
     VALUE oversized;  /* [type, proc, false]: Integers beyond 64 bits as this ext type, or nil */
     uint8_t *scratch; /* MPK.pack's first buffer, on its C stack (see pack_scratch), or NULL */
@@ -56,6 +58,7 @@ static void packer_mark(void *p) {
     rb_gc_mark(pk->ext_list);
     rb_gc_mark(pk->ext_cache);
     rb_gc_mark(pk->oversized);
+    rb_gc_mark(pk->cb_thread); /* pinned: writable_packer compares it by identity */
     /* rb_gc_mark pins: a referenced String stays alive and in place until its bytes are copied */
     for (size_t i = 0; i < pk->nrefs; i++) rb_gc_mark(pk->refs[i].str);
 }
@@ -367,6 +370,25 @@ static packer *get_packer(VALUE self) {
     return pk;
 }
 
+/* Refuses a write that would land in the middle of a value being packed: one made by an ext packer
+ * proc into the packer that called it (the proc's payload is written after it returns, so the
+ * write would come out before the ext's head, inside the enclosing container), or one made by
+ * another Thread while a callback of this packer's pack runs (the GVL can change hands in Ruby
+ * code). A to_msgpack(packer) callback writing its own value, the protocol msgpack-ruby defines,
+ * is the one write a callback may make. */
+static void refuse_reentry(packer *pk) {
+    if (rb_thread_current() != pk->cb_thread)
+        rb_raise(rb_eRuntimeError, "MPK::Packer used by another thread while a callback of its pack runs");
+    if (pk->ext_cb) rb_raise(rb_eRuntimeError, "MPK::Packer used from inside its own ext type callback");
+}
+
+/* The packer of a method that writes, resets or re-creates the buffer (see refuse_reentry). */
+static packer *writable_packer(VALUE self) {
+    packer *pk = get_packer(self);
+    if (MPK__UNLIKELY(pk->cb_thread != Qfalse)) refuse_reentry(pk);
+    return pk;
+}
+
 static void check_writer(packer *pk) {
     mpk_error_kind k = mpk_writer_error(&pk->w);
     if (k == MPK_OK) return;
@@ -591,13 +613,18 @@ static VALUE cb_call(VALUE p) {
     return rb_funcallv(a->recv, a->mid, a->argc, a->argv);
 }
 
-static VALUE call_back(packer *pk, int depth, VALUE recv, ID mid, int argc, VALUE a0, VALUE a1) {
+static VALUE call_back(packer *pk, int depth, int ext, VALUE recv, ID mid, int argc, VALUE a0, VALUE a1) {
     materialize_refs(pk); /* Ruby code runs: see body_refs */
     cb_args a = {recv, mid, argc, {a0, a1}};
     int saved = pk->cb_depth, state = 0;
+    VALUE saved_thread = pk->cb_thread;
     pk->cb_depth = depth;
+    pk->cb_thread = rb_thread_current();
+    pk->ext_cb += ext;
     VALUE r = rb_protect(cb_call, (VALUE)&a, &state);
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
+    pk->ext_cb -= ext;
+    pk->cb_thread = saved_thread;
     pk->cb_depth = saved;
     if (state) rb_jump_tag(state);
     return r;
@@ -612,11 +639,11 @@ static void pack_registered(packer *pk, VALUE v, VALUE entry, int depth, const p
         if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
         /* recursive: the proc packs the payload with a packer of its own, which shares our types */
         VALUE sub = new_sub_packer(pk, depth + 1);
-        call_back(pk, depth, proc, id_call, 2, v, sub);
+        call_back(pk, depth, 1, proc, id_call, 2, v, sub);
         payload = rb_funcall(sub, rb_intern("to_s"), 0);
         RB_MPK_ASAN_DEAD_STACK(); /* Ruby code ran */
     } else {
-        payload = call_back(pk, depth, proc, id_call, 1, v, Qnil);
+        payload = call_back(pk, depth, 1, proc, id_call, 1, v, Qnil);
     }
     if (!RB_TYPE_P(payload, T_STRING)) raise_at(rb_eTypeError, "bad_request", up, "ext packer did not return a String for", v);
     write_ext_checked(pk, type, payload, up, v);
@@ -968,7 +995,7 @@ static void pack_other(packer *pk, VALUE v, int depth, const path *up) {
     if (rb_respond_to(v, id_to_msgpack)) {
         if (depth >= RB_MPK_PACK_DEPTH) raise_at(eStackError, "depth_limit", up, "nesting deeper than 1024 at", v);
         expose_packer(pk);
-        call_back(pk, depth + 1, v, id_to_msgpack, 1, pk->self, Qnil);
+        call_back(pk, depth + 1, 0, v, id_to_msgpack, 1, pk->self, Qnil);
         return;
     }
     raise_at(eUnsupportedTypeError, "unsupported_type", up, "no MessagePack form for", v);
@@ -1032,7 +1059,7 @@ static void flush_to_io(packer *pk);
 
 /* Packer.new(io = nil, options = nil) */
 static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     VALUE io = Qnil, opts = Qnil;
     rb_scan_args(argc, argv, "02", &io, &opts);
     if (RB_TYPE_P(io, T_HASH) && NIL_P(opts)) {
@@ -1045,7 +1072,7 @@ static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
 
 static VALUE packer_write(VALUE self, VALUE v) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     pack_value(pk, v, pk->cb_depth, NULL);
     check_writer(pk);
     if (!NIL_P(pk->io) && mpk_writer_size(&pk->w) >= 32 * 1024 && pk->cb_depth == 0) flush_to_io(pk);
@@ -1053,25 +1080,25 @@ static VALUE packer_write(VALUE self, VALUE v) {
 }
 
 static VALUE packer_write_nil(VALUE self) {
-    mpk_write_nil(&get_packer(self)->w);
+    mpk_write_nil(&writable_packer(self)->w);
     return self;
 }
 static VALUE packer_write_true(VALUE self) {
-    mpk_write_bool(&get_packer(self)->w, 1);
+    mpk_write_bool(&writable_packer(self)->w, 1);
     return self;
 }
 static VALUE packer_write_false(VALUE self) {
-    mpk_write_bool(&get_packer(self)->w, 0);
+    mpk_write_bool(&writable_packer(self)->w, 0);
     return self;
 }
 static VALUE packer_write_float32(VALUE self, VALUE f) {
     if (!rb_obj_is_kind_of(f, rb_cNumeric)) rb_raise(rb_eArgError, "expected Numeric, got %s", rb_obj_classname(f));
-    mpk_write_float32(&get_packer(self)->w, (float)NUM2DBL(f));
+    mpk_write_float32(&writable_packer(self)->w, (float)NUM2DBL(f));
     return self;
 }
 static VALUE packer_write_float(VALUE self, VALUE f) {
     if (!rb_obj_is_kind_of(f, rb_cNumeric)) rb_raise(rb_eArgError, "expected Numeric, got %s", rb_obj_classname(f));
-    mpk_write_float64(&get_packer(self)->w, NUM2DBL(f));
+    mpk_write_float64(&writable_packer(self)->w, NUM2DBL(f));
     return self;
 }
 static uint32_t header_count(VALUE n) {
@@ -1080,19 +1107,19 @@ static uint32_t header_count(VALUE n) {
     return (uint32_t)c;
 }
 static VALUE packer_write_array_header(VALUE self, VALUE n) {
-    mpk_write_array(&get_packer(self)->w, header_count(n));
+    mpk_write_array(&writable_packer(self)->w, header_count(n));
     return self;
 }
 static VALUE packer_write_map_header(VALUE self, VALUE n) {
-    mpk_write_map(&get_packer(self)->w, header_count(n));
+    mpk_write_map(&writable_packer(self)->w, header_count(n));
     return self;
 }
 static VALUE packer_write_bin_header(VALUE self, VALUE n) {
-    mpk_write_bin_head(&get_packer(self)->w, header_count(n));
+    mpk_write_bin_head(&writable_packer(self)->w, header_count(n));
     return self;
 }
 static VALUE packer_write_ext(VALUE self, VALUE type, VALUE payload) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     write_ext_checked(pk, type, payload, NULL, payload);
     check_writer(pk);
     return self;
@@ -1100,7 +1127,7 @@ static VALUE packer_write_ext(VALUE self, VALUE type, VALUE payload) {
 /* Raw bytes, already MessagePack (private: used by Buffer-free composition and the tests). */
 static VALUE packer_write_raw(VALUE self, VALUE s) {
     StringValue(s);
-    mpk_write_bytes(&get_packer(self)->w, RSTRING_PTR(s), (size_t)RSTRING_LEN(s));
+    mpk_write_bytes(&writable_packer(self)->w, RSTRING_PTR(s), (size_t)RSTRING_LEN(s));
     return self;
 }
 
@@ -1113,7 +1140,7 @@ static VALUE packer_to_s(VALUE self) {
 }
 
 static VALUE packer_reset(VALUE self) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     mpk_writer_reset(&pk->w);
     if (mpk_writer_error(&pk->w) == MPK_ERR_NO_MEMORY) mpk_writer_init_alloc(&pk->w, 256, packer_grow, pk);
     return self;
@@ -1127,7 +1154,7 @@ static void flush_to_io(packer *pk) {
 }
 
 static VALUE packer_flush(VALUE self) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     if (!NIL_P(pk->io)) {
         flush_to_io(pk);
         if (rb_respond_to(pk->io, rb_intern("flush"))) rb_funcall(pk->io, rb_intern("flush"), 0);
@@ -1136,7 +1163,7 @@ static VALUE packer_flush(VALUE self) {
 }
 
 static VALUE packer_write_to(VALUE self, VALUE io) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     VALUE s = packer_to_s(self);
     mpk_writer_reset(&pk->w);
     return rb_funcall(io, id_write, 1, s);
@@ -1146,7 +1173,7 @@ static VALUE packer_io(VALUE self) { return get_packer(self)->io; }
 
 /* _register_type(type, klass, proc, recursive) — called by Packer#register_type (lib/mpk/packer.rb). */
 static VALUE packer_register(VALUE self, VALUE type, VALUE klass, VALUE proc, VALUE recursive) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     if (!FIXNUM_P(type) || FIX2LONG(type) < -128 || FIX2LONG(type) > 127) rb_raise(rb_eRangeError, "ext type must be -128..127");
     if (!RB_TYPE_P(klass, T_CLASS) && !RB_TYPE_P(klass, T_MODULE)) rb_raise(rb_eArgError, "expected a Class or Module");
     if (NIL_P(pk->ext_types)) {
@@ -1164,7 +1191,7 @@ static VALUE packer_register(VALUE self, VALUE type, VALUE klass, VALUE proc, VA
 
 /* _register_oversized(type, proc): Integers beyond 64 bits become ext `type` with proc's payload. */
 static VALUE packer_register_oversized(VALUE self, VALUE type, VALUE proc) {
-    packer *pk = get_packer(self);
+    packer *pk = writable_packer(self);
     if (!FIXNUM_P(type) || FIX2LONG(type) < -128 || FIX2LONG(type) > 127) rb_raise(rb_eRangeError, "ext type must be -128..127");
     pk->oversized = rb_obj_freeze(rb_ary_new_from_args(3, type, proc, Qfalse));
     return self;
@@ -1266,7 +1293,8 @@ static VALUE oneshot_packer(uint8_t *scratch, size_t cap, packer_cache **cache) 
      * instructions a call, callgrind). Destroyed if it holds a buffer all the same. */
     if (MPK__UNLIKELY(mpk_writer_data(&pk->w) != NULL)) mpk_writer_destroy(&pk->w);
     pk->buf = pk->io = pk->ext_types = pk->ext_list = pk->ext_cache = pk->oversized = Qnil;
-    pk->cb_depth = 0;
+    pk->cb_depth = pk->ext_cb = 0;
+    pk->cb_thread = Qfalse;
     pk->symbol_ext = 0;
     pk->scratch = scratch;
     pk->scratch_cap = cap;
