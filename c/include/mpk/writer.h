@@ -99,7 +99,8 @@ MPK_API void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
  *  writer may be reset or destroyed afterwards. */
 MPK_API mpk_error_kind mpk_writer_finish(mpk_writer *w);
 
-/** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer. */
+/** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer, and a second
+ *  time: the writer is left holding nothing (mpk_writer_data() NULL, size 0, no error). */
 MPK_API void mpk_writer_destroy(mpk_writer *w);
 
 /** Empties the output and clears the error, keeping the buffer for reuse (one allocation for many
