@@ -43,6 +43,83 @@ static void test_shortest_ints(void) {
     mpk_write_int(&w, INT64_MIN); EXPECT("d38000000000000000");
 }
 
+/* mpk_write_int finds the width first and lets the sign pick the head (writer.h): checked against
+ * the spec's rule written the plain way, sign first, at every width edge +-2 of both signs and at
+ * random values of every width, and into fixed buffers of exactly its size and one byte less. */
+static size_t ref_int(int64_t v, uint8_t *out) {
+    uint64_t u = (uint64_t)v;
+    int n;
+    if (v >= 0) {
+        if (u < 128) { out[0] = (uint8_t)u; return 1; }
+        if (u <= 0xff) { out[0] = 0xcc; n = 1; }
+        else if (u <= 0xffff) { out[0] = 0xcd; n = 2; }
+        else if (u <= 0xffffffffu) { out[0] = 0xce; n = 4; }
+        else { out[0] = 0xcf; n = 8; }
+    } else {
+        if (v >= -32) { out[0] = (uint8_t)u; return 1; }
+        if (v >= -128) { out[0] = 0xd0; n = 1; }
+        else if (v >= -32768) { out[0] = 0xd1; n = 2; }
+        else if (v >= INT64_C(-2147483648)) { out[0] = 0xd2; n = 4; }
+        else { out[0] = 0xd3; n = 8; }
+    }
+    for (int i = 0; i < n; i++) out[1 + i] = (uint8_t)(u >> (8 * (n - 1 - i)));
+    return 1 + (size_t)n;
+}
+
+static int int_matches(int64_t v) {
+    uint8_t want[9], got[9];
+    size_t n = ref_int(v, want);
+    mpk_writer f;
+    mpk_writer_init_buf(&f, got, n); /* exactly its size */
+    mpk_write_int(&f, v);
+    int ok = mpk_writer_finish(&f) == MPK_OK && mpk_writer_size(&f) == n && memcmp(got, want, n) == 0;
+    if (v >= 0) { /* and the same bytes as mpk_write_uint */
+        mpk_writer_init_buf(&f, got, n);
+        mpk_write_uint(&f, (uint64_t)v);
+        ok &= mpk_writer_finish(&f) == MPK_OK && mpk_writer_size(&f) == n && memcmp(got, want, n) == 0;
+    }
+    mpk_writer_init_buf(&f, got, n - 1); /* one byte short: full, nothing written */
+    mpk_write_int(&f, v);
+    ok &= mpk_writer_finish(&f) == MPK_ERR_BUFFER_FULL && mpk_writer_size(&f) == 0;
+    return ok;
+}
+
+static void test_int_widths(void) {
+    static const int64_t edges[] = {0, 31, 32, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
+                                    INT64_C(2147483647), INT64_C(2147483648), INT64_C(4294967295),
+                                    INT64_C(4294967296), INT64_MAX, -1, -31, -32, -33, -127, -128, -129,
+                                    -32767, -32768, -32769, INT64_C(-2147483647), INT64_C(-2147483648),
+                                    INT64_C(-2147483649), INT64_MIN};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int d = -2; d <= 2; d++) {
+            int64_t e = edges[i];
+            if ((d > 0 && e > INT64_MAX - d) || (d < 0 && e < INT64_MIN - d)) continue;
+            if (!int_matches(e + d)) {
+                if (bad++ < 5) fprintf(stderr, "mpk_write_int(%lld) differs\n", (long long)(e + d));
+            }
+        }
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < 200000; i++) { /* random widths, random signs */
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint64_t m = (x >> (x % 64)) >> 1; /* 0 .. 2^63-1, of a random bit length */
+        int64_t v = (x >> 63) ? -(int64_t)m - 1 : (int64_t)m;
+        if (!int_matches(v) && bad++ < 5) fprintf(stderr, "mpk_write_int(%lld) differs\n", (long long)v);
+    }
+    CHECK(bad == 0);
+    /* a fresh growable writer grows for each width */
+    mpk_writer g;
+    mpk_writer_init_growable(&g, 1);
+    uint8_t want[9 * sizeof edges / sizeof edges[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        mpk_write_int(&g, edges[i]);
+        n += ref_int(edges[i], want + n);
+    }
+    CHECK(mpk_writer_finish(&g) == MPK_OK && mpk_writer_size(&g) == n && memcmp(mpk_writer_data(&g), want, n) == 0);
+    mpk_writer_destroy(&g);
+}
+
 static void test_other_values(void) {
     mpk_write_nil(&w); EXPECT("c0");
     mpk_write_bool(&w, 0); EXPECT("c2");
@@ -784,6 +861,7 @@ int main(void) {
     mpk_writer_init_growable(&w, 1);
     test_caller_grown();
     test_shortest_ints();
+    test_int_widths();
     test_other_values();
     test_long_heads();
     test_fixed_buffer();
