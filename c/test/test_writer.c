@@ -43,6 +43,83 @@ static void test_shortest_ints(void) {
     mpk_write_int(&w, INT64_MIN); EXPECT("d38000000000000000");
 }
 
+/* mpk_write_int finds the width first and lets the sign pick the head (writer.h): checked against
+ * the spec's rule written the plain way, sign first, at every width edge +-2 of both signs and at
+ * random values of every width, and into fixed buffers of exactly its size and one byte less. */
+static size_t ref_int(int64_t v, uint8_t *out) {
+    uint64_t u = (uint64_t)v;
+    int n;
+    if (v >= 0) {
+        if (u < 128) { out[0] = (uint8_t)u; return 1; }
+        if (u <= 0xff) { out[0] = 0xcc; n = 1; }
+        else if (u <= 0xffff) { out[0] = 0xcd; n = 2; }
+        else if (u <= 0xffffffffu) { out[0] = 0xce; n = 4; }
+        else { out[0] = 0xcf; n = 8; }
+    } else {
+        if (v >= -32) { out[0] = (uint8_t)u; return 1; }
+        if (v >= -128) { out[0] = 0xd0; n = 1; }
+        else if (v >= -32768) { out[0] = 0xd1; n = 2; }
+        else if (v >= INT64_C(-2147483648)) { out[0] = 0xd2; n = 4; }
+        else { out[0] = 0xd3; n = 8; }
+    }
+    for (int i = 0; i < n; i++) out[1 + i] = (uint8_t)(u >> (8 * (n - 1 - i)));
+    return 1 + (size_t)n;
+}
+
+static int int_matches(int64_t v) {
+    uint8_t want[9], got[9];
+    size_t n = ref_int(v, want);
+    mpk_writer f;
+    mpk_writer_init_buf(&f, got, n); /* exactly its size */
+    mpk_write_int(&f, v);
+    int ok = mpk_writer_finish(&f) == MPK_OK && mpk_writer_size(&f) == n && memcmp(got, want, n) == 0;
+    if (v >= 0) { /* and the same bytes as mpk_write_uint */
+        mpk_writer_init_buf(&f, got, n);
+        mpk_write_uint(&f, (uint64_t)v);
+        ok &= mpk_writer_finish(&f) == MPK_OK && mpk_writer_size(&f) == n && memcmp(got, want, n) == 0;
+    }
+    mpk_writer_init_buf(&f, got, n - 1); /* one byte short: full, nothing written */
+    mpk_write_int(&f, v);
+    ok &= mpk_writer_finish(&f) == MPK_ERR_BUFFER_FULL && mpk_writer_size(&f) == 0;
+    return ok;
+}
+
+static void test_int_widths(void) {
+    static const int64_t edges[] = {0, 31, 32, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
+                                    INT64_C(2147483647), INT64_C(2147483648), INT64_C(4294967295),
+                                    INT64_C(4294967296), INT64_MAX, -1, -31, -32, -33, -127, -128, -129,
+                                    -32767, -32768, -32769, INT64_C(-2147483647), INT64_C(-2147483648),
+                                    INT64_C(-2147483649), INT64_MIN};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int d = -2; d <= 2; d++) {
+            int64_t e = edges[i];
+            if ((d > 0 && e > INT64_MAX - d) || (d < 0 && e < INT64_MIN - d)) continue;
+            if (!int_matches(e + d)) {
+                if (bad++ < 5) fprintf(stderr, "mpk_write_int(%lld) differs\n", (long long)(e + d));
+            }
+        }
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < 200000; i++) { /* random widths, random signs */
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint64_t m = (x >> (x % 64)) >> 1; /* 0 .. 2^63-1, of a random bit length */
+        int64_t v = (x >> 63) ? -(int64_t)m - 1 : (int64_t)m;
+        if (!int_matches(v) && bad++ < 5) fprintf(stderr, "mpk_write_int(%lld) differs\n", (long long)v);
+    }
+    CHECK(bad == 0);
+    /* a fresh growable writer grows for each width */
+    mpk_writer g;
+    mpk_writer_init_growable(&g, 1);
+    uint8_t want[9 * sizeof edges / sizeof edges[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        mpk_write_int(&g, edges[i]);
+        n += ref_int(edges[i], want + n);
+    }
+    CHECK(mpk_writer_finish(&g) == MPK_OK && mpk_writer_size(&g) == n && memcmp(mpk_writer_data(&g), want, n) == 0);
+    mpk_writer_destroy(&g);
+}
+
 static void test_other_values(void) {
     mpk_write_nil(&w); EXPECT("c0");
     mpk_write_bool(&w, 0); EXPECT("c2");
@@ -425,6 +502,126 @@ static void free_mode(mpk_writer *w, int mode) {
     mpk_writer_destroy(w);
 }
 
+/* The inits and destroy store only the fields their mode reads (writer.c, writer_clear), not the
+ * whole struct. Every mode is initialised here over a struct full of a stale pattern (0xa5, as a
+ * reused or uninitialised struct holds) and then used in every way it can be: a field a later call
+ * reads and the init forgot shows up as wrong output, a wrong error, or a free of a stale pointer
+ * (a crash here, a report under ASan). ref_threshold is 0 outside chunk mode: cpp/include/mpk
+ * reads it to tell chunk mode apart. */
+static void poison(mpk_writer *p) { memset(p, 0xa5, sizeof *p); }
+
+/* Writes [1, <3000-byte bin>, [[[[[[[[[[]]]]]]]]]], "end"]: a referenced body in chunk mode, a flush
+ * in flush mode, growth in the growable ones, and ten nested arrays (deeper than the writer
+ * checks' 8 inline levels). */
+static void write_sample(mpk_writer *p, const uint8_t *body) {
+    mpk_write_array(p, 4);
+    mpk_write_uint(p, 1);
+    mpk_write_bin(p, body, 3000);
+    for (int i = 0; i < 10; i++) mpk_write_array(p, i < 9 ? 1 : 0);
+    mpk_write_cstr(p, "end");
+}
+
+static int sample_ok(const uint8_t *out, size_t n, const uint8_t *body) {
+    static const uint8_t tail[] = {0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x91, 0x90, 0xa3, 'e', 'n', 'd'};
+    return n == 2 + 3 + 3000 + sizeof tail && out[0] == 0x94 && out[1] == 0x01 && out[2] == 0xc5 &&
+           out[3] == 0x0b && out[4] == 0xb8 && memcmp(out + 5, body, 3000) == 0 &&
+           memcmp(out + 3005, tail, sizeof tail) == 0;
+}
+
+static void test_init_over_stale(void) {
+    static uint8_t body[3000], fixed[4000], out[4000];
+    for (size_t i = 0; i < sizeof body; i++) body[i] = (uint8_t)(i * 13 + 1);
+    mpk_writer p;
+    for (int checks = 0; checks < 2; checks++) {
+        /* growable: grows, finishes, rewinds, releases, resets */
+        poison(&p);
+        mpk_writer_init_growable(&p, 16);
+        CHECK(p.ref_threshold == 0 && mpk_writer_error(&p) == MPK_OK && mpk_writer_size(&p) == 0);
+        mpk_writer_set_checks(&p, checks);
+        write_sample(&p, body);
+        CHECK(mpk_writer_finish(&p) == MPK_OK && sample_ok(mpk_writer_data(&p), mpk_writer_size(&p), body));
+        CHECK(mpk_writer_rewind(&p, 5) == MPK_OK && mpk_writer_size(&p) == 5);
+        mpk_writer_reset(&p);
+        write_sample(&p, body);
+        size_t n = 0;
+        uint8_t *taken = mpk_writer_release(&p, &n);
+        CHECK(taken && sample_ok(taken, n, body));
+        free(taken);
+        mpk_writer_destroy(&p);
+        mpk_writer_destroy(&p); /* holds nothing now: a second destroy frees nothing */
+        CHECK(mpk_writer_data(&p) == NULL && mpk_writer_size(&p) == 0 && mpk_writer_error(&p) == MPK_OK);
+
+        /* fixed: the caller's buffer, never freed; with no buffer, full at once */
+        poison(&p);
+        mpk_writer_init_buf(&p, fixed, sizeof fixed);
+        CHECK(p.ref_threshold == 0);
+        mpk_writer_set_checks(&p, checks);
+        write_sample(&p, body);
+        CHECK(mpk_writer_finish(&p) == MPK_OK && sample_ok(fixed, mpk_writer_size(&p), body));
+        mpk_writer_destroy(&p);
+        poison(&p);
+        mpk_writer_init_buf(&p, NULL, 0);
+        CHECK(p.ref_threshold == 0 && mpk_writer_data(&p) == NULL && mpk_writer_size(&p) == 0);
+        mpk_write_nil(&p);
+        CHECK(mpk_writer_finish(&p) == MPK_ERR_BUFFER_FULL);
+        mpk_writer_destroy(&p);
+
+        /* flush: a 64-byte stage, so the body goes straight to the callback */
+        static sink s;
+        memset(&s, 0, sizeof s);
+        s.fail_after = -1;
+        poison(&p);
+        mpk_writer_init_flush(&p, NULL, 64, sink_flush, &s);
+        CHECK(p.ref_threshold == 0 && p.flushed == 0);
+        mpk_writer_set_checks(&p, checks);
+        write_sample(&p, body);
+        CHECK(mpk_writer_finish(&p) == MPK_OK && sample_ok(s.data, s.len, body) && p.flushed == s.len);
+        mpk_writer_destroy(&p);
+
+        /* chunks: the body referenced, the runs around it listed */
+        poison(&p);
+        mpk_writer_init_chunks(&p, 1024);
+        mpk_writer_set_checks(&p, checks);
+        write_sample(&p, body);
+        const mpk_chunk *chunks;
+        size_t count, at = 0;
+        CHECK(mpk_writer_finish(&p) == MPK_OK && mpk_writer_chunks(&p, &chunks, &count));
+        CHECK(count == 3 && chunks[1].data == body);
+        for (size_t i = 0; i < count && at + chunks[i].len <= sizeof out; i++) {
+            memcpy(out + at, chunks[i].data, chunks[i].len);
+            at += chunks[i].len;
+        }
+        CHECK(sample_ok(out, at, body));
+        mpk_writer_destroy(&p);
+
+        /* caller-grown: the callback's buffer, never freed by the writer */
+        grow_log g = {0, -1, 0, NULL};
+        poison(&p);
+        mpk_writer_init_alloc(&p, 8, logged_grow, &g);
+        CHECK(p.ref_threshold == 0);
+        mpk_writer_set_checks(&p, checks);
+        write_sample(&p, body);
+        CHECK(mpk_writer_finish(&p) == MPK_OK && mpk_writer_data(&p) == g.buf &&
+              sample_ok(mpk_writer_data(&p), mpk_writer_size(&p), body));
+        mpk_writer_destroy(&p);
+        free(g.buf);
+
+        /* a writer left short is still caught when the checks are on (their cursor was reset) */
+        poison(&p);
+        mpk_writer_init_growable(&p, 0);
+        mpk_writer_set_checks(&p, checks);
+        for (int i = 0; i < 12; i++) mpk_write_array(&p, 1);
+        CHECK(mpk_writer_finish(&p) == (checks ? MPK_ERR_COUNT_MISMATCH : MPK_OK));
+        mpk_writer_destroy(&p);
+    }
+    /* without set_checks: the build's default (on in a debug build) works from a stale struct too */
+    poison(&p);
+    mpk_writer_init_growable(&p, 0);
+    write_sample(&p, body);
+    CHECK(mpk_writer_finish(&p) == MPK_OK && sample_ok(mpk_writer_data(&p), mpk_writer_size(&p), body));
+    mpk_writer_destroy(&p);
+}
+
 static void test_checks(void) {
     static unsigned char fixed[16384];
     static sink sk;
@@ -664,6 +861,7 @@ int main(void) {
     mpk_writer_init_growable(&w, 1);
     test_caller_grown();
     test_shortest_ints();
+    test_int_widths();
     test_other_values();
     test_long_heads();
     test_fixed_buffer();
@@ -675,6 +873,7 @@ int main(void) {
     test_errors();
     test_checks();
     test_rewind();
+    test_init_over_stale();
     mpk_writer_destroy(&w);
     return check_report("test_writer");
 }

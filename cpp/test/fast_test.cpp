@@ -990,3 +990,94 @@ TEST(FastPath, LargeBodiesFarIntoTheOutputMatchTheCore) {
     EXPECT_EQ(chunks[1].data, static_cast<const void *>(body.data()));
     mpk_writer_destroy(&ch);
 }
+
+// ---- signed ints: width first (fast.hpp fast_field<I>::write, the core's mpk_write_int) -----------
+
+namespace {
+
+// The spec's shortest form written the plain way, sign first: the reference both writers must match.
+std::string ref_int_hex(std::int64_t v) {
+    std::uint8_t b[9];
+    std::size_t n;
+    const std::uint64_t u = static_cast<std::uint64_t>(v);
+    int len = 0;
+    if (v >= 0 ? u < 128 : v >= -32) {
+        b[0] = static_cast<std::uint8_t>(u);
+    } else if (v >= 0) {
+        len = u <= 0xff ? 1 : u <= 0xffff ? 2 : u <= 0xffffffffu ? 4 : 8;
+        b[0] = static_cast<std::uint8_t>(len == 1 ? 0xcc : len == 2 ? 0xcd : len == 4 ? 0xce : 0xcf);
+    } else {
+        len = v >= -128 ? 1 : v >= -32768 ? 2 : v >= INT32_MIN ? 4 : 8;
+        b[0] = static_cast<std::uint8_t>(len == 1 ? 0xd0 : len == 2 ? 0xd1 : len == 4 ? 0xd2 : 0xd3);
+    }
+    for (int i = 0; i < len; i++) b[1 + i] = static_cast<std::uint8_t>(u >> (8 * (len - 1 - i)));
+    n = 1 + static_cast<std::size_t>(len);
+    return mpk_test::to_hex(mpk::bytes_view(reinterpret_cast<const std::byte *>(b), n));
+}
+
+template <class I>
+struct OneInt {
+    I v{};
+    MPK_FIELDS(v)
+};
+
+template <class I>
+void signed_ints_match_reference() {
+    const std::int64_t lo = std::numeric_limits<I>::min(), hi = std::numeric_limits<I>::max();
+    std::vector<std::int64_t> vals;
+    const std::int64_t edges[] = {0, 31, 32, 127, 128, 255, 256, 32767, 32768, 65535, 65536, 2147483647LL,
+                                  2147483648LL, 4294967295LL, 4294967296LL, hi, -1, -31, -32, -33, -127,
+                                  -128, -129, -32767, -32768, -32769, -2147483647LL, -2147483648LL,
+                                  -2147483649LL, lo};
+    for (std::int64_t e : edges)
+        for (int d = -2; d <= 2; d++)
+            if ((d <= 0 || e <= hi - d) && (d >= 0 || e >= lo - d) && e + d >= lo && e + d <= hi) vals.push_back(e + d);
+    std::mt19937_64 g(7);
+    for (int i = 0; i < 20000; i++) { // random bit lengths, random signs
+        std::uint64_t x = g();
+        std::uint64_t m = (x >> (x % 64)) >> 1;
+        std::int64_t v = (x >> 63) ? -static_cast<std::int64_t>(m) - 1 : static_cast<std::int64_t>(m);
+        if (v >= lo && v <= hi) vals.push_back(v);
+    }
+    std::vector<I> typed;
+    std::string all;
+    for (std::int64_t v : vals) {
+        const I x = static_cast<I>(v);
+        typed.push_back(x);
+        const std::string want = ref_int_hex(v);
+        all += want;
+        // a struct field: the sized fast encode (fast_field<I>::write)
+        mpk::writer fast;
+        fast.write(OneInt<I>{x});
+        ASSERT_EQ(mpk_test::to_hex(fast.bytes()), "91" + want) << v;
+        // the core's inline writer, into a buffer of exactly its size and one byte less
+        std::vector<std::uint8_t> buf(want.size() / 2);
+        mpk_writer c;
+        mpk_writer_init_buf(&c, buf.data(), buf.size());
+        mpk_write_int(&c, v);
+        ASSERT_EQ(mpk_writer_finish(&c), MPK_OK) << v;
+        ASSERT_EQ(mpk_test::to_hex(mpk::bytes_view(reinterpret_cast<const std::byte *>(buf.data()), buf.size())), want) << v;
+        mpk_writer_init_buf(&c, buf.data(), buf.size() - 1);
+        mpk_write_int(&c, v);
+        ASSERT_EQ(mpk_writer_finish(&c), MPK_ERR_BUFFER_FULL) << v;
+    }
+    // a vector of them: the fast path's runs
+    mpk::writer w;
+    w.write(typed);
+    const std::string hex = mpk_test::to_hex(w.bytes());
+    const std::size_t n = typed.size();
+    ASSERT_TRUE(n > 15 && n <= 0xffff);
+    ASSERT_EQ(hex.substr(0, 2), "dc"); // array 16, then the values
+    ASSERT_EQ(hex.size(), 6 + all.size());
+    ASSERT_EQ(hex.substr(6), all);
+}
+
+} // namespace
+
+TEST(FastPath, SignedIntsMatchASignFirstReference) {
+    signed_ints_match_reference<std::int8_t>();
+    signed_ints_match_reference<std::int16_t>();
+    signed_ints_match_reference<std::int32_t>();
+    signed_ints_match_reference<std::int64_t>();
+    signed_ints_match_reference<long long>();
+}

@@ -99,7 +99,8 @@ MPK_API void mpk_writer_init_chunks(mpk_writer *w, size_t ref_threshold);
  *  writer may be reset or destroyed afterwards. */
 MPK_API mpk_error_kind mpk_writer_finish(mpk_writer *w);
 
-/** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer. */
+/** Frees what the writer allocated (never a caller's buffer). Safe on a zeroed writer, and a second
+ *  time: the writer is left holding nothing (mpk_writer_data() NULL, size 0, no error). */
 MPK_API void mpk_writer_destroy(mpk_writer *w);
 
 /** Empties the output and clears the error, keeping the buffer for reuse (one allocation for many
@@ -209,26 +210,47 @@ MPK__INLINE void mpk_write_uint(mpk_writer *w, uint64_t v) {
     }
 }
 
-/** Any integer: a non-negative one as mpk_write_uint, a negative one in the shortest of negative
- *  fixint, int 8/16/32/64. */
+/** Any integer, in the shortest of positive or negative fixint, uint 8/16/32/64 (v >= 0) or int
+ *  8/16/32/64 (v < 0): the bytes mpk_write_uint writes for a non-negative v. */
 MPK__INLINE void mpk_write_int(mpk_writer *w, int64_t v) {
-    if (v >= 0) {
-        mpk_write_uint(w, (uint64_t)v);
-    } else if (v >= -32) {
+    /* Speed trick (width first): the width is found by one unsigned range test per width, and the
+     * sign only picks the head byte (0xcc..0xcf, or 0xd0..0xd3 for v < 0: 4 apart). Testing the sign
+     * first put an unpredictable branch in front of every int of mixed-sign data (rb_integers,
+     * 10000 ints within +-2^31: 0.50 -> 0.00 mispredicted branches per int under callgrind's
+     * branch simulator, and about 3x faster in a same-process A/B; numbers in c/README.md). The
+     * portable fallback is this code: plain integer arithmetic. */
+    uint64_t u = (uint64_t)v;
+    uint8_t *p;
+    if (u + 32 < 32 + 128) { /* -32..127: positive or negative fixint */
         if (!mpk__writer_room(w, 1)) return;
-        *w->pos++ = (uint8_t)(int8_t)v;
-    } else if (v >= -128) {
+        p = w->pos;
+        *p = (uint8_t)u;
+        w->pos = p + 1;
+        return;
+    }
+    /* the stores go through p, not w->pos: a byte store may alias w->pos, which would be read
+     * again after every store */
+    uint8_t neg = (uint8_t)((u >> 63) << 2);
+    if (u + 128 < 128 + 256) { /* -128..-33, 128..255 */
         if (!mpk__writer_room(w, 2)) return;
-        w->pos[0] = 0xd0; w->pos[1] = (uint8_t)(int8_t)v; w->pos += 2;
-    } else if (v >= -32768) {
+        p = w->pos;
+        p[0] = (uint8_t)(0xcc + neg); p[1] = (uint8_t)u;
+        w->pos = p + 2;
+    } else if (u + 32768 < 32768 + 65536) { /* -32768..-129, 256..65535 */
         if (!mpk__writer_room(w, 3)) return;
-        w->pos[0] = 0xd1; mpk__store16(w->pos + 1, (uint16_t)(int16_t)v); w->pos += 3;
-    } else if (v >= -2147483647 - 1) {
+        p = w->pos;
+        p[0] = (uint8_t)(0xcd + neg); mpk__store16(p + 1, (uint16_t)u);
+        w->pos = p + 3;
+    } else if (u + 0x80000000u < 0x80000000u + (uint64_t)0x100000000u) { /* -2^31..-32769, 65536..2^32-1 */
         if (!mpk__writer_room(w, 5)) return;
-        w->pos[0] = 0xd2; mpk__store32(w->pos + 1, (uint32_t)(int32_t)v); w->pos += 5;
+        p = w->pos;
+        p[0] = (uint8_t)(0xce + neg); mpk__store32(p + 1, (uint32_t)u);
+        w->pos = p + 5;
     } else {
         if (!mpk__writer_room(w, 9)) return;
-        w->pos[0] = 0xd3; mpk__store64(w->pos + 1, (uint64_t)v); w->pos += 9;
+        p = w->pos;
+        p[0] = (uint8_t)(0xcf + neg); mpk__store64(p + 1, u);
+        w->pos = p + 9;
     }
 }
 
