@@ -1118,6 +1118,60 @@ void mpkpy_walk_free(mpkpy_walk *w)
     w->active = 0;
 }
 
+/* The strs among the complete tokens in [from, to) are checked for strict UTF-8 (w->utf8): the
+ * stream's walk does not build strs, so without this an invalid str inside a value that is not all
+ * there yet would be reported only once the value completes (or as the wrong error, a later bad
+ * byte or `truncated`), where spec/README.md wants the first error in byte order as soon as its
+ * bytes are in. Only run when a walk stops short of the value's end (suspended for more bytes, or
+ * at an error): a value that the walk finds whole is decoded next, and the decoder checks its strs
+ * in order, so the common case pays nothing. 0, or -1 with InvalidUTF8Error at the str's head. */
+static int walk_check_strs(mpkpy_decoder *d, const uint8_t *from, const uint8_t *to)
+{
+    const uint8_t *p = from;
+    while (p < to) {
+        uint8_t b = *p;
+        if (b <= 0x7f || b >= 0xe0) {
+            p++;
+            continue;
+        }
+        Py_ssize_t fields = (Py_ssize_t)mpk__head_size(b);
+        mpk__head head;
+        mpk__read_head(p, &head);
+        if (head.kind == MPK__HEAD_SCALAR || head.kind == MPK__HEAD_ARRAY || head.kind == MPK__HEAD_MAP) {
+            p += fields;
+            continue;
+        }
+        const uint8_t *s = p + fields;
+        Py_ssize_t n = (Py_ssize_t)head.n;
+        if (head.kind == MPK__HEAD_STR && !is_ascii(s, n)) {
+            PyObject *u = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+            if (!u) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+                PyErr_Clear();
+                mpkpy_raise_utf8((const char *)s, n, OFF(d, p));
+                return -1;
+            }
+            Py_DECREF(u);
+        }
+        p = s + n;
+    }
+    return 0;
+}
+
+/* walk_check_strs over what this pass of the walk went through, before the error it stops at (a
+ * TruncatedError when it suspends) is let out: an invalid str there comes first. Always -1. */
+static int walk_stop(mpkpy_decoder *d, mpkpy_walk *w, const uint8_t *from, const uint8_t *at)
+{
+    if (!w->utf8 || at <= from) return -1;
+    PyObject *exc = take_error();
+    if (walk_check_strs(d, from, at) < 0) {
+        Py_XDECREF(exc); /* the str's error replaces the walk's */
+        return -1;
+    }
+    give_error(exc);
+    return -1;
+}
+
 /* Walks one value. The counts still owed by the open containers live in w->stack, so that when
  * the input ends inside the value the walk can stop at the head of the token that does not fit
  * and later resume there (the bytes before it cannot change): feeding a value in n pieces costs one
@@ -1132,6 +1186,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
         w->top = 0;
     }
     w->active = 0;
+    const uint8_t *from = d->p; /* where this pass starts: see walk_stop */
     for (;;) {
         while (owed == 0) {
             if (w->top == 0) return 0;
@@ -1148,7 +1203,10 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             owed--;
             continue;
         }
-        if (b == 0xc1) { bad_byte(d, h); return -1; }
+        if (b == 0xc1) {
+            bad_byte(d, h);
+            return walk_stop(d, w, from, h);
+        }
         /* every other head through the core's reader of heads (c/src/internal.h) */
         Py_ssize_t fields = (Py_ssize_t)mpk__head_size(b);
         if (d->end - h < fields) { truncated(d, h, (h - d->start) + fields); goto suspend; }
@@ -1170,15 +1228,15 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
             if (n > (kind == T_MAP ? d->o->max_map : d->o->max_array)) {
                 over_limit(d, h, n, kind == T_MAP ? "max_map_len" : "max_array_len",
                            kind == T_MAP ? d->o->max_map : d->o->max_array);
-                return -1;
+                return walk_stop(d, w, from, h);
             }
             if (w->top + 1 > d->o->max_depth) {
                 too_deep(d, h);
-                return -1;
+                return walk_stop(d, w, from, h);
             }
             d->p = h + fields;
         } else if (check_len(d, h, fields, n, kind, w->top)) {
-            if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) return -1;
+            if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) return walk_stop(d, w, from, h);
             /* An ext -1 whose length no timestamp has is bad whatever its body: a stream says so
              * at its head, within the length limit, instead of buffering the body (spec/README.md:
              * a stream reports an error as soon as the bytes prove it). */
@@ -1187,7 +1245,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
                 PyErr_Clear();
                 PyOS_snprintf(what, sizeof what, "invalid timestamp data (length %zd)", n);
                 mpkpy_raise(MPK_ERR_INVALID_TIMESTAMP, OFF(d, h), what);
-                return -1;
+                return walk_stop(d, w, from, h);
             }
             goto suspend;
         }
@@ -1206,12 +1264,15 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w)
         }
         if (kind == T_EXT && head.type == -1) {
             mpk_timestamp ts;
-            if (!timestamp_valid(d, h, h + fields, n, &ts)) return -1;
+            if (!timestamp_valid(d, h, h + fields, n, &ts)) return walk_stop(d, w, from, h);
         }
         d->p = h + fields + n;
     }
 suspend:
-    /* stopped at the head of a token that is not all there: resume at it */
+    /* stopped at the head of a token that is not all there: resume at it, unless a str before it
+     * is already invalid */
+    walk_stop(d, w, from, d->p);
+    if (!PyErr_ExceptionMatches(mpkpy_TruncatedError)) return -1;
     w->active = 1;
     w->at = (Py_ssize_t)(d->p - d->start);
     w->owed = owed;

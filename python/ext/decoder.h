@@ -55,13 +55,15 @@ typedef struct mpkpy_walk {
     Py_ssize_t top;       /* open containers */
     Py_ssize_t *stack;    /* the owed counts of the outer open containers */
     Py_ssize_t cap;
+    int utf8;             /* set by the caller: strs are strict UTF-8 (see walk_check_strs) */
 } mpkpy_walk;
 
 void mpkpy_walk_reset(mpkpy_walk *w);
 void mpkpy_walk_free(mpkpy_walk *w);
 
-/* Walks one value at d->p without building it (same checks but UTF-8). 0, or -1 with an
- * exception; on TruncatedError the walk is suspended in *w and the next call resumes it. */
+/* Walks one value at d->p without building it (same checks but UTF-8, which w->utf8 adds when
+ * the walk stops short of the value's end: see walk_check_strs). 0, or -1 with an exception; on
+ * TruncatedError the walk is suspended in *w and the next call resumes it. */
 int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w);
 /* Reads an array (want_map 0) or map (1) head at d->p: its count, or -1 with an exception
  * (ValueError "Unexpected type header on stream" when the head is another type). */

@@ -59,4 +59,33 @@ int mpkpy_packer_init_module(void);
 int mpkpy_decoder_init_module(void);
 void mpkpy_unpackb_init_defaults(void);
 
+/* The raised exception as one object (normalized, its traceback attached), taken off the error
+ * indicator so that building a step or a message cannot disturb it; NULL if none is raised. */
+static inline PyObject *take_error(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (tb && exc) PyException_SetTraceback(exc, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return exc;
+#endif
+}
+
+/* Raises exc again (a reference taken by take_error), dropping whatever was raised meanwhile. */
+static inline void give_error(PyObject *exc)
+{
+    PyErr_Clear();
+    if (!exc) return;
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+}
+
 #endif

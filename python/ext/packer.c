@@ -429,35 +429,6 @@ static PyObject *key_step(PyObject *k)
     return PyUnicode_FromFormat("[<%s key>]", t->tp_name);
 }
 
-/* The raised exception as one object (normalized, its traceback attached), taken off the error
- * indicator so that building a step or a message cannot disturb it; NULL if none is raised. */
-static PyObject *take_error(void)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    return PyErr_GetRaisedException();
-#else
-    PyObject *type, *exc, *tb;
-    PyErr_Fetch(&type, &exc, &tb);
-    PyErr_NormalizeException(&type, &exc, &tb);
-    if (tb && exc) PyException_SetTraceback(exc, tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    return exc;
-#endif
-}
-
-/* Raises exc again (a reference taken by take_error), dropping whatever was raised meanwhile. */
-static void give_error(PyObject *exc)
-{
-    PyErr_Clear();
-    if (!exc) return;
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exc);
-#else
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
-#endif
-}
-
 /* The child at `index` of an array (k NULL), or the value of key k of a map, failed: -1. */
 static MPK__NOINLINE int fail_at(encoder *e, PyObject *k, Py_ssize_t index)
 {

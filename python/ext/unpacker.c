@@ -219,6 +219,12 @@ static int check_not_busy(Unpacker *self)
     return 0;
 }
 
+/* Strs decode only as valid UTF-8 (no raw, no error handler but "strict"). */
+static int strict_utf8(const mpkpy_unpack_options *o)
+{
+    return !o->raw && (!o->unicode_errors || PyUnicode_CompareWithASCIIString(o->unicode_errors, "strict") == 0);
+}
+
 /* Reads more from the file: 1 if bytes came, 0 at the end of the file, -1 on error. */
 static int read_more(Unpacker *self, Py_ssize_t at_least)
 {
@@ -262,6 +268,9 @@ static PyObject *stream_step(Unpacker *self, int want)
                 rc = n < 0 ? -1 : 0;
                 if (rc == 0 && !(result = PyLong_FromSsize_t(n))) return NULL;
             } else {
+                /* a value's strs are checked by the walk where it stops short (see
+                 * walk_check_strs); a skip does not check them */
+                self->walk.utf8 = want == WANT_VALUE && strict_utf8(&self->opt);
                 rc = mpkpy_skip(&d, &self->walk);
                 if (rc == 0 && want == WANT_VALUE) {
                     d.p = d.start;

@@ -148,7 +148,7 @@ def test_random_garbage_streams_agree_with_one_shot():
             # says the same once the missing elements are there (nils, when the counts are small).
             if got is not None:
                 assert got in (mpk.FormatError, mpk.StackError, mpk.LengthLimitError,
-                               mpk.InvalidTimestampError), (data.hex(), got)
+                               mpk.InvalidTimestampError, mpk.InvalidUTF8Error), (data.hex(), got)
                 try:
                     mpk.unpackb(data + b"\xc0" * 64, strict_map_key=False, use_list=False)
                 except mpk.TruncatedError:

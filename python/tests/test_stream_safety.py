@@ -134,6 +134,49 @@ def test_next_from_the_file_objects_read_raises_runtime_error():
     assert errors and all("already running" in str(e) for e in errors)
 
 
+@pytest.mark.parametrize("data, values, offset", [
+    ("8ea1de", [], 1),              # a map still owed 13 pairs: the bad str is proven already
+    ("c092a1ffc1", [None], 2),      # before the bad byte that follows it
+    ("92a1ffc1", [], 1),
+    ("dd000000ffa2c328", [], 5),    # a count far beyond the bytes: the stream does not wait
+])
+@pytest.mark.parametrize("how", ["whole", "byte by byte"])
+def test_an_invalid_str_in_an_unfinished_value_is_reported_at_once(data, values, offset, how):
+    data = bytes.fromhex(data)
+    u = mpk.Unpacker()
+    got = []
+    chunks = [data] if how == "whole" else [data[i:i + 1] for i in range(len(data))]
+    with pytest.raises(mpk.InvalidUTF8Error) as info:
+        for chunk in chunks:
+            u.feed(chunk)
+            got.extend(u)
+    assert got == values
+    assert info.value.kind == "invalid_utf8" and info.value.offset == offset
+    with pytest.raises(mpk.InvalidUTF8Error):  # the walk finds it again
+        u.unpack()
+
+
+def test_only_strict_strs_are_checked_before_the_value_is_whole():
+    for opts in ({"raw": True}, {"unicode_errors": "surrogateescape"}):
+        u = mpk.Unpacker(**opts)
+        u.feed(bytes.fromhex("92a1ff"))
+        with pytest.raises(mpk.OutOfData):
+            u.unpack()
+        u.feed(b"\x01")
+        assert len(u.unpack()) == 2
+    u = mpk.Unpacker()
+    u.feed(bytes.fromhex("92a1ff"))
+    with pytest.raises(mpk.OutOfData):
+        u.skip()  # a skip builds no str and does not check it
+    u.feed(b"\x01")
+    u.skip()
+    big = mpk.packb(["é" * 3000, 1])  # a valid str split anywhere is not refused early
+    u = mpk.Unpacker()
+    for i in range(0, len(big), 1000):
+        u.feed(big[i:i + 1000])
+    assert u.unpack() == ["é" * 3000, 1]
+
+
 # ---- the state after each kind of error ----------------------------------------------------------
 
 def test_after_out_of_data_more_bytes_complete_the_value():
