@@ -160,16 +160,19 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 // 13.00M and 13.39M.
 const smallSortMax = keyShapeMin - 1
 
-// appendStringMapSmall writes the pairs of a map of 2 to smallSortMax pairs in key order, each
-// pair put into its place as the range gives it (an insertion sort by 8-byte key prefix, then
-// key) in arrays on the goroutine's stack: no pair stack, no index slice, no write barriers, no
-// clearing of the pooled stack after. Measured (callgrind, go/bench cmd/prof, instructions per
-// Marshal as `any`, default sorted keys): citm_catalog, whose maps mostly have 2 to 8 keys,
-// spent about 4 of its 16 million instructions gathering, sorting and clearing pairs in the
-// pooled stack for such maps; see bench/README.md for after. appendStringMapSorted, which takes
-// every size, is the fallback TestSmallMapSort checks it against.
+// appendStringMapSmall writes the pairs of a map of 2 to smallSortMax pairs in key order, sorted
+// in arrays on the goroutine's stack: no pair stack, no index slice, no write barriers, no
+// clearing of the pooled stack after. Each pair is stored once, where the range gives it; what
+// the insertion sort moves is one word per pair (smallOrder: the key's first 7 bytes and the
+// pair's index), compared as a number, the keys themselves only when their first 7 bytes tie.
+// Measured (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default sorted
+// keys): citm_catalog, whose maps mostly have 2 to 8 keys, spent about 4 of its 16 million
+// instructions gathering, sorting and clearing pairs in the pooled stack for such maps, and
+// moving whole pairs (prefix, key and value: five words) in the insertion sort cost another 0.5
+// million of the 13.0 million left; see bench/README.md for after. appendStringMapSorted, which
+// takes every size, is the fallback TestSmallMapSort checks it against.
 func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
-	var pre [smallSortMax]uint64
+	var ord [smallSortMax]uint64
 	var ks [smallSortMax]string
 	var vs [smallSortMax]any
 	n := 0
@@ -177,15 +180,25 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 		if n == smallSortMax {
 			break // the map grew under us (a data race): write what fits the header
 		}
-		p := keyPrefix(k)
+		ks[n], vs[n] = k, v
+		p := smallOrder(k, n)
 		j := n
-		for ; j > 0 && (p < pre[j-1] || p == pre[j-1] && k < ks[j-1]); j-- {
-			pre[j], ks[j], vs[j] = pre[j-1], ks[j-1], vs[j-1]
+		for ; j > 0; j-- {
+			q := ord[j-1]
+			if p^q > 0xff { // the first 7 bytes differ
+				if p > q {
+					break
+				}
+			} else if k > ks[q&0xff] {
+				break
+			}
+			ord[j] = q
 		}
-		pre[j], ks[j], vs[j] = p, k, v
+		ord[j] = p
 		n++
 	}
-	for i := 0; i < n; i++ {
+	for _, o := range ord[:n] {
+		i := o & 0xff
 		b = appendStringGrow(b, ks[i])
 		if cap(b)-len(b) < 16 {
 			b = growDouble(b, 16)
@@ -193,6 +206,14 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	return b
+}
+
+// smallOrder is what appendStringMapSmall sorts for the pair at index i (below 256) with key k:
+// the first 7 bytes of k as a big-endian number (zero-padded) above i in the low byte. Two keys
+// whose first 7 bytes differ are in the order of these numbers; when they tie (the numbers differ
+// in the low byte only) the keys are compared.
+func smallOrder(k string, i int) uint64 {
+	return keyPrefix(k)&^0xff | uint64(uint8(i))
 }
 
 // appendStringMapSorted writes the pairs of m in key order through the pooled pair stack (see

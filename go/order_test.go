@@ -256,7 +256,9 @@ func TestKeyPrefix(t *testing.T) {
 // in length only, or are empty.
 func TestSmallMapSort(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
-	stems := []string{"", "a", "id", "profile_", "profile_image", "\xff\xff"}
+	// profile_ / profilex / profile_image: keys that tie on their first 7 bytes (appendStringMapSmall
+	// compares those as a number) and differ at the 8th or later
+	stems := []string{"", "a", "id", "profile_", "profilex", "profile_image", "\xff\xff"}
 	for iter := 0; iter < 3000; iter++ {
 		n := 2 + r.Intn(smallSortMax-1)
 		m := map[string]any{}
