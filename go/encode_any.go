@@ -145,7 +145,9 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 		e.depth--
 		return b
 	}
-	if len(m) <= smallSortMax {
+	if len(m) == 2 {
+		b = e.appendStringMapTwo(b, m)
+	} else if len(m) <= smallSortMax {
 		b = e.appendStringMapSmall(b, m)
 	} else {
 		b = e.appendStringMapSorted(b, m)
@@ -206,6 +208,47 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	return b
+}
+
+// appendStringMapTwo writes a map of two pairs in key order: the range's two pairs in locals,
+// one comparison. Why: citm_catalog holds 9,592 maps of two keys (of 10,937 maps), and
+// appendStringMapSmall's arrays (55 words cleared on entry), loop and index cost each about 70
+// instructions over this (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default
+// sorted keys; see bench/README.md). appendStringMapSmall, which takes every size from 2 on, is
+// the fallback TestSmallMapSort checks it against.
+func (e *encodeState) appendStringMapTwo(b []byte, m map[string]any) []byte {
+	var k0, k1 string
+	var v0, v1 any
+	n := 0
+	for k, v := range m {
+		if n == 0 {
+			k0, v0 = k, v
+		} else {
+			k1, v1 = k, v
+		}
+		n++
+		if n == 2 {
+			break // more would be a map grown under us (a data race): write what fits the header
+		}
+	}
+	if n == 2 {
+		if p0, p1 := keyPrefix(k0), keyPrefix(k1); p1 < p0 || p1 == p0 && k1 < k0 {
+			k0, v0, k1, v1 = k1, v1, k0, v0
+		}
+	}
+	b = appendStringGrow(b, k0)
+	if cap(b)-len(b) < 16 {
+		b = growDouble(b, 16)
+	}
+	b = e.appendLeafOrAny(b, v0)
+	if n < 2 {
+		return b // the map shrank under us (a data race)
+	}
+	b = appendStringGrow(b, k1)
+	if cap(b)-len(b) < 16 {
+		b = growDouble(b, 16)
+	}
+	return e.appendLeafOrAny(b, v1)
 }
 
 // smallOrder is what appendStringMapSmall sorts for the pair at index i (below 256) with key k:

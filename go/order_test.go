@@ -251,9 +251,9 @@ func TestKeyPrefix(t *testing.T) {
 	}
 }
 
-// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack come out in the order
-// of the pooled pair stack's sort, byte for byte, with keys that share 8-byte prefixes, differ
-// in length only, or are empty.
+// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack (and maps of two pairs
+// by appendStringMapTwo) come out in the order of the pooled pair stack's sort, byte for byte,
+// with keys that share 8-byte prefixes, differ in length only, or are empty.
 func TestSmallMapSort(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	// profile_ / profilex / profile_image: keys that tie on their first 7 bytes (appendStringMapSmall
@@ -271,6 +271,11 @@ func TestSmallMapSort(t *testing.T) {
 		general := e.appendStringMapSorted(nil, m)
 		if !bytes.Equal(small, general) {
 			t.Fatalf("%q:\n% x\n% x", m, small, general)
+		}
+		if n == 2 {
+			if two := e.appendStringMapTwo(nil, m); !bytes.Equal(two, general) {
+				t.Fatalf("two pairs %q:\n% x\n% x", m, two, general)
+			}
 		}
 	}
 }
