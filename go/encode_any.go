@@ -162,17 +162,12 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 // 13.00M and 13.39M.
 const smallSortMax = keyShapeMin - 1
 
-// appendStringMapSmall writes the pairs of a map of 2 to smallSortMax pairs in key order, sorted
-// in arrays on the goroutine's stack: no pair stack, no index slice, no write barriers, no
-// clearing of the pooled stack after. Each pair is stored once, where the range gives it; what
-// the insertion sort moves is one word per pair (smallOrder: the key's first 7 bytes and the
-// pair's index), compared as a number, the keys themselves only when their first 7 bytes tie.
-// Measured (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default sorted
-// keys): citm_catalog, whose maps mostly have 2 to 8 keys, spent about 4 of its 16 million
-// instructions gathering, sorting and clearing pairs in the pooled stack for such maps, and
-// moving whole pairs (prefix, key and value: five words) in the insertion sort cost another 0.5
-// million of the 13.0 million left; see bench/README.md for after. appendStringMapSorted, which
-// takes every size, is the fallback TestSmallMapSort checks it against.
+// appendStringMapSmall writes the pairs of a map of 3 to smallSortMax pairs in key order: what
+// appendPairsSorted does, written out on arrays of its own, because the call and the slices'
+// bounds checks cost more than the sort on such maps (callgrind, go/bench cmd/prof, instructions
+// per Marshal as `any`: rb_twitter 222k against 230k through appendPairsSorted, citm_catalog
+// 11.63M against 11.86M, js_protobufjs_bench 7216 against 7700). TestSmallMapSort checks it
+// against sort.Strings' order.
 func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 	var ord [smallSortMax]uint64
 	var ks [smallSortMax]string
@@ -208,6 +203,81 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	return b
+}
+
+// midSortMax: maps of keyShapeMin to midSortMax pairs whose keys are not a remembered list are
+// sorted on the stack too (appendStringMapMid), in arrays of this size.
+const midSortMax = 32
+
+// appendStringMapMid is appendStringMapSmall for maps of keyShapeMin to midSortMax pairs, with
+// arrays of midSortMax (clearing those on every small map cost what it saved), and remembers the
+// sorted keys in shape (keyShapes) unless shape is nil. Why: such a map went through the pooled
+// pair stack and sortKeyOrder's quicksort: js_msgpack_lite_example (one map of 24 keys) spent
+// 3,253 of its 15,766 instructions per Marshal in the sort and 1,032 in filling the pair and
+// order stacks (callgrind, go/bench cmd/prof; msgp 11,371 in all); see bench/README.md for after.
+// appendStringMapSorted's pair stack, which takes every size, is the fallback TestSmallMapSort
+// checks it against.
+func (e *encodeState) appendStringMapMid(b []byte, m map[string]any, shape *[]string) ([]byte, bool) {
+	var ord [midSortMax]uint64
+	var ks [midSortMax]string
+	var vs [midSortMax]any
+	return e.appendPairsSorted(b, m, ord[:], ks[:], vs[:], shape)
+}
+
+// appendPairsSorted writes the pairs of m (at most len(ord) of them) in key order, sorted in the
+// caller's arrays ord, ks and vs (on its stack: no pair stack, no write barriers, no clearing
+// after), and reports false, having written nothing, when m has more pairs than they hold. Each
+// pair is stored once, where the range gives it; what the insertion sort moves is one word per
+// pair (smallOrder: the key's first 7 bytes over the pair's index), compared as a number, the keys
+// themselves only when their first 7 bytes tie. When shape is not nil the sorted keys are
+// remembered there (keyShapes) before any value is written. Measured (callgrind, go/bench
+// cmd/prof, instructions per Marshal as `any`, default sorted keys): citm_catalog, whose maps
+// mostly have 2 to 8 keys, spent about 4 of its 16 million instructions gathering, sorting and
+// clearing pairs in the pooled stack for such maps, and moving whole pairs (prefix, key and value:
+// five words) in the insertion sort cost another 0.5 million of the 13.0 million left; see
+// bench/README.md for after.
+func (e *encodeState) appendPairsSorted(b []byte, m map[string]any, ord []uint64, ks []string, vs []any, shape *[]string) ([]byte, bool) {
+	if len(m) > len(ord) || len(ks) < len(ord) || len(vs) < len(ord) {
+		return b, false
+	}
+	n := 0
+	for k, v := range m {
+		if n == len(ord) {
+			break // the map grew under us (a data race): write what fits the header
+		}
+		ks[n], vs[n] = k, v
+		p := smallOrder(k, n)
+		j := n
+		for ; j > 0; j-- {
+			q := ord[j-1]
+			if p^q > 0xff { // the first 7 bytes differ
+				if p > q {
+					break
+				}
+			} else if k > ks[q&0xff] {
+				break
+			}
+			ord[j] = q
+		}
+		ord[j] = p
+		n++
+	}
+	if shape != nil {
+		keys := (*shape)[:0]
+		for _, o := range ord[:n] {
+			keys = append(keys, ks[o&0xff])
+		}
+		*shape = keys
+	}
+	for _, o := range ord[:n] {
+		i := o & 0xff
+		b = appendStringGrow(b, ks[i])
+		if cap(b)-len(b) < 16 {
+			b = growDouble(b, 16)
+		}
+		b = e.appendLeafOrAny(b, vs[i])
+	}
+	return b, true
 }
 
 // appendStringMapTwo writes a map of two pairs in key order: the range's two pairs in locals,
@@ -274,6 +344,21 @@ func (e *encodeState) appendStringMapSorted(b []byte, m map[string]any) []byte {
 			return out
 		}
 		hit = false
+	}
+	if !hit && len(m) <= midSortMax {
+		var remember *[]string
+		if len(m) >= keyShapeMin && e.shapesBusy&(1<<slot) == 0 {
+			// remembered before the values are written: a nested map may reuse the entry (not
+			// one appendByShape is reading)
+			if cap(shape.keys) < len(m) {
+				shape.keys = make([]string, 0, len(m))
+			}
+			remember = &shape.keys
+			e.shapesUsed |= 1 << slot
+		}
+		if out, ok := e.appendStringMapMid(b, m, remember); ok {
+			return out
+		}
 	}
 	if hit {
 		for _, k := range shape.keys {
