@@ -196,10 +196,7 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 	}
 	for _, o := range ord[:n] {
 		i := o & 0xff
-		b = appendStringGrow(b, ks[i])
-		if cap(b)-len(b) < 16 {
-			b = growDouble(b, 16)
-		}
+		b = appendKey(b, ks[i])
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	return b
@@ -306,18 +303,12 @@ func (e *encodeState) appendStringMapTwo(b []byte, m map[string]any) []byte {
 			k0, v0, k1, v1 = k1, v1, k0, v0
 		}
 	}
-	b = appendStringGrow(b, k0)
-	if cap(b)-len(b) < 16 {
-		b = growDouble(b, 16)
-	}
+	b = appendKey(b, k0)
 	b = e.appendLeafOrAny(b, v0)
 	if n < 2 {
 		return b // the map shrank under us (a data race)
 	}
-	b = appendStringGrow(b, k1)
-	if cap(b)-len(b) < 16 {
-		b = growDouble(b, 16)
-	}
+	b = appendKey(b, k1)
 	return e.appendLeafOrAny(b, v1)
 }
 
@@ -625,6 +616,24 @@ func quickSortKeys(o []keyOrder, pairs []anyPair, budget int) {
 		}
 		o[j] = x
 	}
+}
+
+// appendKey writes a map key and leaves room for a scalar after it (16 bytes, see appendArray).
+// A key of up to 31 bytes with room for it and the scalar is written here, inline in the sorted
+// small-map writers, without appendStringGrow's call and the separate room check; anything else
+// goes through appendStringGrow, the fallback (TestSmallMapSort has keys on both sides of 31
+// bytes). Measured (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default
+// sorted keys): citm_catalog 11.64M -> 11.54M, rb_twitter 221k -> 218k, js_protobufjs_bench 7270
+// -> 7166.
+func appendKey(b []byte, k string) []byte {
+	if len(k) <= 31 && cap(b)-len(b) >= 48 {
+		return append(append(b, 0xa0|byte(len(k))), k...)
+	}
+	b = appendStringGrow(b, k)
+	if cap(b)-len(b) < 16 {
+		b = growDouble(b, 16)
+	}
+	return b
 }
 
 // appendStringGrow is AppendString with growDouble's growth for long strings.

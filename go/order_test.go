@@ -263,7 +263,8 @@ func TestSmallMapSort(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	// profile_ / profilex / profile_image: keys that tie on their first 7 bytes (appendPairsSorted
 	// compares those as a number) and differ at the 8th or later
-	stems := []string{"", "a", "id", "profile_", "profilex", "profile_image", "\xff\xff", "b", "name", "k\x00"}
+	stems := []string{"", "a", "id", "profile_", "profilex", "profile_image", "\xff\xff", "b", "name", "k\x00",
+		"a_key_longer_than_thirty_one_bytes_"} // written by appendStringGrow, not appendKey's fixstr
 	for iter := 0; iter < 4000; iter++ {
 		n := 2 + r.Intn(midSortMax+8-1)
 		m := map[string]any{}
