@@ -129,6 +129,8 @@ type encodeState struct {
 	shapes     keyShapes // the key lists of sorted maps (see keyShapes)
 	shapesUsed uint64    // a bit per entry of shapes that holds keys
 	shapesBusy uint64    // a bit per entry of shapes appendByShape is reading
+	two        [2]string // the sorted keys of the last map of two pairs (see appendStringMapTwo)
+	twoSet     bool      // two holds keys
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.

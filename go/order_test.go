@@ -304,6 +304,47 @@ func TestSmallMapSort(t *testing.T) {
 	}
 }
 
+// TestTwoKeyCache: maps of two pairs whose keys are the last such map's (looked up, not ranged)
+// come out as reflection writes them when they repeat, alternate with other key pairs, share one
+// key with the remembered pair, or hold another map of two pairs in the value written first
+// (which replaces the remembered keys while the outer map is being written); and the pooled state
+// keeps none of the keys after Marshal.
+func TestTwoKeyCache(t *testing.T) {
+	two := func(a string, va any, b string, vb any) map[string]any { return map[string]any{a: va, b: vb} }
+	var list []any
+	for i := 0; i < 20; i++ {
+		list = append(list,
+			two("areaId", int64(i), "blockIds", []any{int64(i)}),
+			two("areaId", int64(i), "blockIds", []any{}),
+			two("b", two("z", int64(i), "a", "x"), "a", two("z", "y", "a", two("q", 1.5, "p", nil))),
+			two("areaId", "only one key", "other", int64(i)),
+			two("blockIds", int64(i), "areaId", true),
+			two("", int64(i), "\x00", "empty and NUL keys"),
+			two("", int64(i), "\x00", "twice"),
+		)
+	}
+	for _, v := range []any{list, []any{list, list}, two("outer", list, "again", list)} {
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var slow []byte
+		withReflection(func() { slow, _ = Marshal(v) })
+		if !bytes.Equal(out, slow) {
+			t.Fatalf("fast path and reflection differ:\n% x\n% x", out, slow)
+		}
+	}
+	e := &encodeState{}
+	e.appendAny(nil, list)
+	if !e.twoSet {
+		t.Fatal("no key pair remembered")
+	}
+	e.forgetShapes()
+	if e.twoSet || e.two != [2]string{} {
+		t.Fatalf("keys kept after forgetShapes: %q", e.two)
+	}
+}
+
 // sortedMapRef is a map's pairs, without the header, in the order of sort.Strings: the portable
 // reference of the map writers TestSmallMapSort checks.
 func sortedMapRef(e *encodeState, m map[string]any) []byte {
