@@ -278,20 +278,25 @@ func (e *encodeState) appendPairsSorted(b []byte, m map[string]any, ord []uint64
 // one comparison. Why: citm_catalog holds 9,592 maps of two keys (of 10,937 maps), and
 // appendStringMapSmall's arrays (55 words cleared on entry), loop and index cost each about 70
 // instructions over this (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default
-// sorted keys; see bench/README.md). The sorted keys of the last such map are remembered (two,
-// cleared by forgetShapes): a map with the same two keys, as a document's records have, has its
-// values looked up, without the range, whose start (a random offset drawn by the runtime) costs
-// more than two lookups in a map this small: citm_catalog 11.54M -> 10.10M instructions (8,685
-// of its maps are {"areaId", "blockIds"}; msgp 10.49M). appendStringMapSmall, which takes every
+// sorted keys; see bench/README.md). The sorted keys of the last two such maps are remembered
+// (two, the most recent first, cleared by forgetShapes): a map with the same two keys, as a
+// document's records have, has its values looked up, without the range, whose start (a random
+// offset drawn by the runtime) costs more than two lookups in a map this small: citm_catalog
+// 11.54M -> 10.10M instructions with one pair remembered (8,685 of its maps are {"areaId",
+// "blockIds"}), 9.79M with two (they alternate with 907 {"areas", "seatCategoryId"} that hold
+// them); msgp 10.49M. appendStringMapSmall, which takes every
 // size from 2 on, is the fallback TestSmallMapSort checks it against; TestTwoKeyCache checks the
 // remembered pair.
 func (e *encodeState) appendStringMapTwo(b []byte, m map[string]any) []byte {
-	if e.twoSet {
-		// the keys of the last map of two pairs, looked up: two lookups cost less than the
+	for s := 0; s < e.twoN; s++ {
+		// the keys of the last two maps of two pairs, looked up: two lookups cost less than the
 		// range's start (its random offset) and steps (see above)
-		k0, k1 := e.two[0], e.two[1]
+		k0, k1 := e.two[s][0], e.two[s][1]
 		if v0, ok := m[k0]; ok {
 			if v1, ok := m[k1]; ok {
+				if s == 1 { // the most recent first
+					e.two[0], e.two[1] = e.two[1], e.two[0]
+				}
 				b = appendKey(b, k0)
 				b = e.appendLeafOrAny(b, v0)
 				b = appendKey(b, k1)
@@ -317,7 +322,8 @@ func (e *encodeState) appendStringMapTwo(b []byte, m map[string]any) []byte {
 		if p0, p1 := keyPrefix(k0), keyPrefix(k1); p1 < p0 || p1 == p0 && k1 < k0 {
 			k0, v0, k1, v1 = k1, v1, k0, v0
 		}
-		e.two, e.twoSet = [2]string{k0, k1}, true
+		e.two[1], e.two[0] = e.two[0], [2]string{k0, k1}
+		e.twoN = min(e.twoN+1, len(e.two))
 	}
 	b = appendKey(b, k0)
 	b = e.appendLeafOrAny(b, v0)
@@ -491,7 +497,7 @@ func (e *encodeState) forgetShapes() {
 		sh.keys = sh.keys[:0]
 	}
 	e.shapesUsed, e.shapesBusy = 0, 0
-	e.two, e.twoSet = [2]string{}, false
+	e.two, e.twoN = [2][2]string{}, 0
 }
 
 // appendStringMapUnsorted appends a map[string]any in Go's iteration order

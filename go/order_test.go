@@ -336,11 +336,11 @@ func TestTwoKeyCache(t *testing.T) {
 	}
 	e := &encodeState{}
 	e.appendAny(nil, list)
-	if !e.twoSet {
-		t.Fatal("no key pair remembered")
+	if e.twoN != 2 {
+		t.Fatalf("%d key pairs remembered", e.twoN)
 	}
 	e.forgetShapes()
-	if e.twoSet || e.two != [2]string{} {
+	if e.twoN != 0 || e.two != [2][2]string{} {
 		t.Fatalf("keys kept after forgetShapes: %q", e.two)
 	}
 }
