@@ -126,9 +126,11 @@ type encodeState struct {
 	pairs []anyPair  // the sort stack of encodeStringMap
 	order []keyOrder // and its order
 
-	shapes     keyShapes // the key lists of sorted maps (see keyShapes)
-	shapesUsed uint64    // a bit per entry of shapes that holds keys
-	shapesBusy uint64    // a bit per entry of shapes appendByShape is reading
+	shapes     keyShapes    // the key lists of sorted maps (see keyShapes)
+	shapesUsed uint64       // a bit per entry of shapes that holds keys
+	shapesBusy uint64       // a bit per entry of shapes appendByShape is reading
+	two        [2][2]string // the sorted keys of the last two maps of two pairs (see appendStringMapTwo)
+	twoN       int          // how many entries of two hold keys
 }
 
 // maxEncodeDepth stops a pointer cycle before it overflows the stack.

@@ -145,7 +145,9 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 		e.depth--
 		return b
 	}
-	if len(m) <= smallSortMax {
+	if len(m) == 2 {
+		b = e.appendStringMapTwo(b, m)
+	} else if len(m) <= smallSortMax {
 		b = e.appendStringMapSmall(b, m)
 	} else {
 		b = e.appendStringMapSorted(b, m)
@@ -160,16 +162,14 @@ func (e *encodeState) appendStringMap(b []byte, m map[string]any) []byte {
 // 13.00M and 13.39M.
 const smallSortMax = keyShapeMin - 1
 
-// appendStringMapSmall writes the pairs of a map of 2 to smallSortMax pairs in key order, each
-// pair put into its place as the range gives it (an insertion sort by 8-byte key prefix, then
-// key) in arrays on the goroutine's stack: no pair stack, no index slice, no write barriers, no
-// clearing of the pooled stack after. Measured (callgrind, go/bench cmd/prof, instructions per
-// Marshal as `any`, default sorted keys): citm_catalog, whose maps mostly have 2 to 8 keys,
-// spent about 4 of its 16 million instructions gathering, sorting and clearing pairs in the
-// pooled stack for such maps; see bench/README.md for after. appendStringMapSorted, which takes
-// every size, is the fallback TestSmallMapSort checks it against.
+// appendStringMapSmall writes the pairs of a map of 3 to smallSortMax pairs in key order: what
+// appendPairsSorted does, written out on arrays of its own, because the call and the slices'
+// bounds checks cost more than the sort on such maps (callgrind, go/bench cmd/prof, instructions
+// per Marshal as `any`: rb_twitter 222k against 230k through appendPairsSorted, citm_catalog
+// 11.63M against 11.86M, js_protobufjs_bench 7216 against 7700). TestSmallMapSort checks it
+// against sort.Strings' order.
 func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
-	var pre [smallSortMax]uint64
+	var ord [smallSortMax]uint64
 	var ks [smallSortMax]string
 	var vs [smallSortMax]any
 	n := 0
@@ -177,22 +177,169 @@ func (e *encodeState) appendStringMapSmall(b []byte, m map[string]any) []byte {
 		if n == smallSortMax {
 			break // the map grew under us (a data race): write what fits the header
 		}
-		p := keyPrefix(k)
+		ks[n], vs[n] = k, v
+		p := smallOrder(k, n)
 		j := n
-		for ; j > 0 && (p < pre[j-1] || p == pre[j-1] && k < ks[j-1]); j-- {
-			pre[j], ks[j], vs[j] = pre[j-1], ks[j-1], vs[j-1]
+		for ; j > 0; j-- {
+			q := ord[j-1]
+			if p^q > 0xff { // the first 7 bytes differ
+				if p > q {
+					break
+				}
+			} else if k > ks[q&0xff] {
+				break
+			}
+			ord[j] = q
 		}
-		pre[j], ks[j], vs[j] = p, k, v
+		ord[j] = p
 		n++
 	}
-	for i := 0; i < n; i++ {
-		b = appendStringGrow(b, ks[i])
-		if cap(b)-len(b) < 16 {
-			b = growDouble(b, 16)
-		}
+	for _, o := range ord[:n] {
+		i := o & 0xff
+		b = appendKey(b, ks[i])
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	return b
+}
+
+// midSortMax: maps of keyShapeMin to midSortMax pairs whose keys are not a remembered list are
+// sorted on the stack too (appendStringMapMid), in arrays of this size.
+const midSortMax = 32
+
+// appendStringMapMid is appendStringMapSmall for maps of keyShapeMin to midSortMax pairs, with
+// arrays of midSortMax (clearing those on every small map cost what it saved), and remembers the
+// sorted keys in shape (keyShapes) unless shape is nil. Why: such a map went through the pooled
+// pair stack and sortKeyOrder's quicksort: js_msgpack_lite_example (one map of 24 keys) spent
+// 3,253 of its 15,766 instructions per Marshal in the sort and 1,032 in filling the pair and
+// order stacks (callgrind, go/bench cmd/prof; msgp 11,371 in all); see bench/README.md for after.
+// appendStringMapSorted's pair stack, which takes every size, is the fallback TestSmallMapSort
+// checks it against.
+func (e *encodeState) appendStringMapMid(b []byte, m map[string]any, shape *[]string) ([]byte, bool) {
+	var ord [midSortMax]uint64
+	var ks [midSortMax]string
+	var vs [midSortMax]any
+	return e.appendPairsSorted(b, m, ord[:], ks[:], vs[:], shape)
+}
+
+// appendPairsSorted writes the pairs of m (at most len(ord) of them) in key order, sorted in the
+// caller's arrays ord, ks and vs (on its stack: no pair stack, no write barriers, no clearing
+// after), and reports false, having written nothing, when m has more pairs than they hold. Each
+// pair is stored once, where the range gives it; what the insertion sort moves is one word per
+// pair (smallOrder: the key's first 7 bytes over the pair's index), compared as a number, the keys
+// themselves only when their first 7 bytes tie. When shape is not nil the sorted keys are
+// remembered there (keyShapes) before any value is written. Measured (callgrind, go/bench
+// cmd/prof, instructions per Marshal as `any`, default sorted keys): citm_catalog, whose maps
+// mostly have 2 to 8 keys, spent about 4 of its 16 million instructions gathering, sorting and
+// clearing pairs in the pooled stack for such maps, and moving whole pairs (prefix, key and value:
+// five words) in the insertion sort cost another 0.5 million of the 13.0 million left; see
+// bench/README.md for after.
+func (e *encodeState) appendPairsSorted(b []byte, m map[string]any, ord []uint64, ks []string, vs []any, shape *[]string) ([]byte, bool) {
+	if len(m) > len(ord) || len(ks) < len(ord) || len(vs) < len(ord) {
+		return b, false
+	}
+	n := 0
+	for k, v := range m {
+		if n == len(ord) {
+			break // the map grew under us (a data race): write what fits the header
+		}
+		ks[n], vs[n] = k, v
+		p := smallOrder(k, n)
+		j := n
+		for ; j > 0; j-- {
+			q := ord[j-1]
+			if p^q > 0xff { // the first 7 bytes differ
+				if p > q {
+					break
+				}
+			} else if k > ks[q&0xff] {
+				break
+			}
+			ord[j] = q
+		}
+		ord[j] = p
+		n++
+	}
+	if shape != nil {
+		keys := (*shape)[:0]
+		for _, o := range ord[:n] {
+			keys = append(keys, ks[o&0xff])
+		}
+		*shape = keys
+	}
+	for _, o := range ord[:n] {
+		i := o & 0xff
+		b = appendKey(b, ks[i])
+		b = e.appendLeafOrAny(b, vs[i])
+	}
+	return b, true
+}
+
+// appendStringMapTwo writes a map of two pairs in key order: the range's two pairs in locals,
+// one comparison. Why: citm_catalog holds 9,592 maps of two keys (of 10,937 maps), and
+// appendStringMapSmall's arrays (55 words cleared on entry), loop and index cost each about 70
+// instructions over this (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default
+// sorted keys; see bench/README.md). The sorted keys of the last two such maps are remembered
+// (two, the most recent first, cleared by forgetShapes): a map with the same two keys, as a
+// document's records have, has its values looked up, without the range, whose start (a random
+// offset drawn by the runtime) costs more than two lookups in a map this small: citm_catalog
+// 11.54M -> 10.10M instructions with one pair remembered (8,685 of its maps are {"areaId",
+// "blockIds"}), 9.79M with two (they alternate with 907 {"areas", "seatCategoryId"} that hold
+// them); msgp 10.49M. appendStringMapSmall, which takes every
+// size from 2 on, is the fallback TestSmallMapSort checks it against; TestTwoKeyCache checks the
+// remembered pair.
+func (e *encodeState) appendStringMapTwo(b []byte, m map[string]any) []byte {
+	for s := 0; s < e.twoN; s++ {
+		// the keys of the last two maps of two pairs, looked up: two lookups cost less than the
+		// range's start (its random offset) and steps (see above)
+		k0, k1 := e.two[s][0], e.two[s][1]
+		if v0, ok := m[k0]; ok {
+			if v1, ok := m[k1]; ok {
+				if s == 1 { // the most recent first
+					e.two[0], e.two[1] = e.two[1], e.two[0]
+				}
+				b = appendKey(b, k0)
+				b = e.appendLeafOrAny(b, v0)
+				b = appendKey(b, k1)
+				return e.appendLeafOrAny(b, v1)
+			}
+		}
+	}
+	var k0, k1 string
+	var v0, v1 any
+	n := 0
+	for k, v := range m {
+		if n == 0 {
+			k0, v0 = k, v
+		} else {
+			k1, v1 = k, v
+		}
+		n++
+		if n == 2 {
+			break // more would be a map grown under us (a data race): write what fits the header
+		}
+	}
+	if n == 2 {
+		if p0, p1 := keyPrefix(k0), keyPrefix(k1); p1 < p0 || p1 == p0 && k1 < k0 {
+			k0, v0, k1, v1 = k1, v1, k0, v0
+		}
+		e.two[1], e.two[0] = e.two[0], [2]string{k0, k1}
+		e.twoN = min(e.twoN+1, len(e.two))
+	}
+	b = appendKey(b, k0)
+	b = e.appendLeafOrAny(b, v0)
+	if n < 2 {
+		return b // the map shrank under us (a data race)
+	}
+	b = appendKey(b, k1)
+	return e.appendLeafOrAny(b, v1)
+}
+
+// smallOrder is what appendStringMapSmall sorts for the pair at index i (below 256) with key k:
+// the first 7 bytes of k as a big-endian number (zero-padded) above i in the low byte. Two keys
+// whose first 7 bytes differ are in the order of these numbers; when they tie (the numbers differ
+// in the low byte only) the keys are compared.
+func smallOrder(k string, i int) uint64 {
+	return keyPrefix(k)&^0xff | uint64(uint8(i))
 }
 
 // appendStringMapSorted writes the pairs of m in key order through the pooled pair stack (see
@@ -210,6 +357,21 @@ func (e *encodeState) appendStringMapSorted(b []byte, m map[string]any) []byte {
 			return out
 		}
 		hit = false
+	}
+	if !hit && len(m) <= midSortMax {
+		var remember *[]string
+		if len(m) >= keyShapeMin && e.shapesBusy&(1<<slot) == 0 {
+			// remembered before the values are written: a nested map may reuse the entry (not
+			// one appendByShape is reading)
+			if cap(shape.keys) < len(m) {
+				shape.keys = make([]string, 0, len(m))
+			}
+			remember = &shape.keys
+			e.shapesUsed |= 1 << slot
+		}
+		if out, ok := e.appendStringMapMid(b, m, remember); ok {
+			return out
+		}
 	}
 	if hit {
 		for _, k := range shape.keys {
@@ -298,10 +460,7 @@ func (e *encodeState) appendByShape(b []byte, m map[string]any, keys []string, s
 	}
 	e.shapesBusy |= 1 << slot
 	for i, k := range keys {
-		b = appendStringGrow(b, k)
-		if cap(b)-len(b) < 16 {
-			b = growDouble(b, 16)
-		}
+		b = appendKey(b, k)
 		b = e.appendLeafOrAny(b, vs[i])
 	}
 	e.shapesBusy &^= 1 << slot
@@ -338,6 +497,7 @@ func (e *encodeState) forgetShapes() {
 		sh.keys = sh.keys[:0]
 	}
 	e.shapesUsed, e.shapesBusy = 0, 0
+	e.two, e.twoN = [2][2]string{}, 0
 }
 
 // appendStringMapUnsorted appends a map[string]any in Go's iteration order
@@ -478,6 +638,24 @@ func quickSortKeys(o []keyOrder, pairs []anyPair, budget int) {
 	}
 }
 
+// appendKey writes a map key and leaves room for a scalar after it (16 bytes, see appendArray).
+// A key of up to 31 bytes with room for it and the scalar is written here, inline in the sorted
+// small-map writers, without appendStringGrow's call and the separate room check; anything else
+// goes through appendStringGrow, the fallback (TestSmallMapSort has keys on both sides of 31
+// bytes). Measured (callgrind, go/bench cmd/prof, instructions per Marshal as `any`, default
+// sorted keys): citm_catalog 11.64M -> 11.54M, rb_twitter 221k -> 218k, js_protobufjs_bench 7270
+// -> 7166; in appendByShape and appendPairsSorted too, twitter 4.88M -> 4.85M.
+func appendKey(b []byte, k string) []byte {
+	if len(k) <= 31 && cap(b)-len(b) >= 48 {
+		return append(append(b, 0xa0|byte(len(k))), k...)
+	}
+	b = appendStringGrow(b, k)
+	if cap(b)-len(b) < 16 {
+		b = growDouble(b, 16)
+	}
+	return b
+}
+
 // appendStringGrow is AppendString with growDouble's growth for long strings.
 func appendStringGrow(b []byte, s string) []byte {
 	if len(s) <= 31 {
@@ -554,6 +732,18 @@ const (
 	smallTreeDepth = 8
 )
 
+// loneCopyMin: a lone string or bin of at least this many bytes (a Marshal of just that value)
+// is written by appending it to its head in a 5-byte array on the stack: the append's growth
+// allocates the result and clears only the end of the allocation past the bytes it copies,
+// where make([]byte, 0, n) clears all of it before the copy writes it again. Measured (wall
+// clock, one process, the two ways alternating, medians of 41 rounds, on the loaded 2-core
+// machine): at 1 MiB the append took 0.64-0.66x the time of make and copy, at 256 and 512 KiB
+// 0.71-0.74x; at 8 KiB to 128 KiB it was 0.8-1.0x as fast (the growth's own work and a
+// fresh allocation's first touch cost more than the clearing), so smaller values keep the sized
+// small-tree walk (smallTreeSize, appendSmallTree), the fallback TestLoneStringMarshal checks
+// this against. Callgrind: Marshal of a 1 MiB string 141k -> 135k instructions.
+const loneCopyMin = 256 << 10
+
 // marshalSmallTree returns v's encoding, or false when v is not such a small tree.
 func marshalSmallTree(v any) ([]byte, bool) {
 	switch x := v.(type) {
@@ -564,7 +754,16 @@ func marshalSmallTree(v any) ([]byte, bool) {
 		if len(x) > smallTreeTop {
 			return nil, false
 		}
-	case string, []byte:
+	case string:
+		if len(x) >= loneCopyMin {
+			var h [5]byte
+			return append(AppendStringHeader(h[:0], len(x)), x...), true
+		}
+	case []byte:
+		if len(x) >= loneCopyMin {
+			var h [5]byte
+			return append(AppendBytesHeader(h[:0], len(x)), x...), true
+		}
 	default:
 		return nil, false
 	}

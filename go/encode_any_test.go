@@ -178,6 +178,30 @@ func TestSmallTreeOneAllocation(t *testing.T) {
 	}
 }
 
+// TestLoneStringMarshal: a lone string or bin of loneCopyMin bytes or more, appended to its head
+// on the stack, and one just below, through the sized small-tree walk, are what reflection
+// writes (str32 and bin32 heads, str16 and bin16 just below 64 KiB), in an allocation of about
+// its size.
+func TestLoneStringMarshal(t *testing.T) {
+	for _, n := range []int{loneCopyMin - 1, loneCopyMin, loneCopyMin + 7, 1 << 20, 65535, 65536} {
+		data := bytes.Repeat([]byte("0123456789abcdefg"), n/17+1)[:n]
+		for _, v := range []any{string(data), data} {
+			out, err := Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var slow []byte
+			withReflection(func() { slow, _ = Marshal(v) })
+			if !bytes.Equal(out, slow) {
+				t.Fatalf("%T of %d bytes: head % x, reflection's % x", v, n, out[:min(8, len(out))], slow[:min(8, len(slow))])
+			}
+			if cap(out)-len(out) >= 8192 { // its own allocation, not a doubled buffer
+				t.Errorf("%T of %d bytes: len %d cap %d", v, n, len(out), cap(out))
+			}
+		}
+	}
+}
+
 // TestFlatArray: marshalFlatArray writes what reflection writes for arrays of up to 15 ints,
 // floats, bools and nils, in one allocation of exactly its size, and declines anything else.
 func TestFlatArray(t *testing.T) {

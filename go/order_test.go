@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -251,26 +254,111 @@ func TestKeyPrefix(t *testing.T) {
 	}
 }
 
-// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack come out in the order
-// of the pooled pair stack's sort, byte for byte, with keys that share 8-byte prefixes, differ
-// in length only, or are empty.
+// TestSmallMapSort: maps of 2 to smallSortMax pairs sorted on the stack (appendStringMapSmall),
+// of two pairs (appendStringMapTwo), of up to midSortMax (appendStringMapMid) and of any size
+// (appendStringMapSorted, whose pair stack takes those over midSortMax) come out in the order of
+// sort.Strings, byte for byte, with keys that share 8-byte prefixes, tie on their first 7 bytes,
+// differ in length only, or are empty.
 func TestSmallMapSort(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
-	stems := []string{"", "a", "id", "profile_", "profile_image", "\xff\xff"}
-	for iter := 0; iter < 3000; iter++ {
-		n := 2 + r.Intn(smallSortMax-1)
+	// profile_ / profilex / profile_image: keys that tie on their first 7 bytes (appendPairsSorted
+	// compares those as a number) and differ at the 8th or later
+	stems := []string{"", "a", "id", "profile_", "profilex", "profile_image", "\xff\xff", "b", "name", "k\x00",
+		"a_key_longer_than_thirty_one_bytes_"} // written by appendStringGrow, not appendKey's fixstr
+	for iter := 0; iter < 4000; iter++ {
+		n := 2 + r.Intn(midSortMax+8-1)
 		m := map[string]any{}
 		for len(m) < n {
-			k := stems[r.Intn(len(stems))] + strings.Repeat("z", r.Intn(3)) + string([]byte{byte(r.Intn(4))})[:r.Intn(2)]
+			k := stems[r.Intn(len(stems))] + strings.Repeat("z", r.Intn(3)) + string([]byte{byte(r.Intn(4))})[:r.Intn(2)] + fmt.Sprint(r.Intn(3))[:r.Intn(2)]
 			m[k] = map[string]any{k: int64(len(m)), "x": "y"}
 		}
 		e := &encodeState{}
-		small := e.appendStringMapSmall(nil, m)
-		general := e.appendStringMapSorted(nil, m)
-		if !bytes.Equal(small, general) {
-			t.Fatalf("%q:\n% x\n% x", m, small, general)
+		want := sortedMapRef(e, m)
+		if general := e.appendStringMapSorted(nil, m); !bytes.Equal(general, want) {
+			t.Fatalf("sorted %q:\n% x\n% x", m, general, want)
+		}
+		if n <= smallSortMax {
+			if small := e.appendStringMapSmall(nil, m); !bytes.Equal(small, want) {
+				t.Fatalf("small %q:\n% x\n% x", m, small, want)
+			}
+		}
+		if n == 2 {
+			if two := e.appendStringMapTwo(nil, m); !bytes.Equal(two, want) {
+				t.Fatalf("two pairs %q:\n% x\n% x", m, two, want)
+			}
+		}
+		var shape []string
+		mid, ok := e.appendStringMapMid(nil, m, &shape)
+		if ok != (n <= midSortMax) {
+			t.Fatalf("appendStringMapMid of %d pairs reported %v", n, ok)
+		}
+		if ok {
+			if !bytes.Equal(mid, want) {
+				t.Fatalf("mid %q:\n% x\n% x", m, mid, want)
+			}
+			keys := slices.Sorted(maps.Keys(m))
+			if !slices.Equal(shape, keys) {
+				t.Fatalf("remembered %q, want %q", shape, keys)
+			}
 		}
 	}
+}
+
+// TestTwoKeyCache: maps of two pairs whose keys are the last such map's (looked up, not ranged)
+// come out as reflection writes them when they repeat, alternate with other key pairs, share one
+// key with the remembered pair, or hold another map of two pairs in the value written first
+// (which replaces the remembered keys while the outer map is being written); and the pooled state
+// keeps none of the keys after Marshal.
+func TestTwoKeyCache(t *testing.T) {
+	two := func(a string, va any, b string, vb any) map[string]any { return map[string]any{a: va, b: vb} }
+	var list []any
+	for i := 0; i < 20; i++ {
+		list = append(list,
+			two("areaId", int64(i), "blockIds", []any{int64(i)}),
+			two("areaId", int64(i), "blockIds", []any{}),
+			two("b", two("z", int64(i), "a", "x"), "a", two("z", "y", "a", two("q", 1.5, "p", nil))),
+			two("areaId", "only one key", "other", int64(i)),
+			two("blockIds", int64(i), "areaId", true),
+			two("", int64(i), "\x00", "empty and NUL keys"),
+			two("", int64(i), "\x00", "twice"),
+		)
+	}
+	for _, v := range []any{list, []any{list, list}, two("outer", list, "again", list)} {
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var slow []byte
+		withReflection(func() { slow, _ = Marshal(v) })
+		if !bytes.Equal(out, slow) {
+			t.Fatalf("fast path and reflection differ:\n% x\n% x", out, slow)
+		}
+	}
+	e := &encodeState{}
+	e.appendAny(nil, list)
+	if e.twoN != 2 {
+		t.Fatalf("%d key pairs remembered", e.twoN)
+	}
+	e.forgetShapes()
+	if e.twoN != 0 || e.two != [2][2]string{} {
+		t.Fatalf("keys kept after forgetShapes: %q", e.two)
+	}
+}
+
+// sortedMapRef is a map's pairs, without the header, in the order of sort.Strings: the portable
+// reference of the map writers TestSmallMapSort checks.
+func sortedMapRef(e *encodeState, m map[string]any) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b []byte
+	for _, k := range keys {
+		b = appendStringGrow(b, k)
+		b = e.appendAny(b, m[k])
+	}
+	return b
 }
 
 // TestShapeStackPath: records with a remembered key list are written by appendByShape when they

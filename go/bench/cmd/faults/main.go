@@ -1,0 +1,90 @@
+// Command faults runs sides of one case alternately in one process and reports, per side, the
+// user and system CPU time and the minor page faults (getrusage) per op, and the GC cycles:
+// what an instruction count (callgrind) does not see of an allocation-heavy op.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"mpk.dev/go/bench"
+)
+
+func main() {
+	name := flag.String("case", "long_string", "case name")
+	sides := flag.String("sides", "mpk,msgp", "sides")
+	op := flag.String("op", "unmarshal", "marshal or unmarshal")
+	n := flag.Int("n", 200, "iterations per round")
+	rounds := flag.Int("rounds", 10, "rounds")
+	flag.Parse()
+	os.Setenv("MPK_BENCH_ONLY", *name)
+	os.Setenv("MPK_BENCH_NOCHECK", "1")
+	var cases []bench.Case
+	switch *name {
+	case "product":
+		cases = []bench.Case{bench.ProductCase()}
+	case "tweet":
+		cases = []bench.Case{bench.TweetCase()}
+	default:
+		cases, _ = bench.WorkloadCases()
+	}
+	var sel []bench.Side
+	for _, c := range cases {
+		if c.Name != *name || c.Variant != "" {
+			continue
+		}
+		for _, want := range strings.Split(*sides, ",") {
+			for _, s := range c.Sides {
+				if s.Name == want {
+					sel = append(sel, s)
+				}
+			}
+		}
+	}
+	type acc struct {
+		ut, st, min time.Duration
+		flt         int64
+		gc          uint32
+	}
+	tot := make([]acc, len(sel))
+	for r := 0; r < *rounds; r++ {
+		for i, s := range sel {
+			var ru0, ru1 syscall.Rusage
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			t0 := time.Now()
+			for k := 0; k < *n; k++ {
+				var err error
+				if *op == "marshal" {
+					_, err = s.Marshal()
+				} else {
+					_, err = s.Unmarshal(s.Input)
+				}
+				if err != nil {
+					panic(err)
+				}
+			}
+			el := time.Since(t0)
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			if r == 0 || el < tot[i].min {
+				tot[i].min = el
+			}
+			runtime.ReadMemStats(&m1)
+			tot[i].ut += time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime))
+			tot[i].st += time.Duration(syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
+			tot[i].flt += ru1.Minflt - ru0.Minflt
+			tot[i].gc += m1.NumGC - m0.NumGC
+		}
+	}
+	ops := time.Duration(*n * *rounds)
+	for i, s := range sel {
+		t := tot[i]
+		fmt.Printf("%-10s user %8v sys %8v per op, min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
+	}
+}
