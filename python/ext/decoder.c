@@ -856,6 +856,161 @@ static MPK__NOINLINE PyObject *dict_shrink(PyObject *dict)
     return small;
 }
 
+#ifdef MPKPY_DICT_TEMPLATES
+/* Dicts of a repeated key set (fast_paths.h, MPKPY_DICT_TEMPLATES). A map of 2 to 64 pairs looks up
+ * the template slot of its first key object and its size. When the slot's template starts with
+ * that key and has that size, the map is read into the decoder's kv stack first (keys and values)
+ * and, if the template holds the same key objects in the same order, built as a copy of the
+ * template (decode_map_kv). Otherwise it is built by inserts as any map (decode_map), while a
+ * signature of its key objects' addresses is taken; a key set whose signature is seen twice in a
+ * row in its slot becomes the slot's template when its dict has as many entries as the map had
+ * pairs (no duplicate keys) and its keys are strs. Key objects are the same from map to map when
+ * they come from the key cache (short ASCII keys) or are interned; other keys never match and cost
+ * only the signature (about 5 instructions a key). A template holds references to its keys (at most
+ * TEMPLATE_SLOTS x TEMPLATE_MAX_PAIRS strs stay alive). Decoding a value may run Python code (hooks,
+ * ExtType), which may decode too: a slot is re-read after the map's values are decoded, and a
+ * template being copied holds a reference of ours. */
+#define TEMPLATE_MIN_PAIRS 2
+#define TEMPLATE_MAX_PAIRS 64
+#define TEMPLATE_SLOTS 256
+typedef struct template_slot {
+    uint64_t pending; /* signature of the last map of this slot that had no template */
+    PyObject *tmpl;   /* a dict of str keys and None values, or NULL */
+} template_slot;
+static template_slot dict_templates[TEMPLATE_SLOTS];
+
+MPK__INLINE template_slot *template_slot_of(PyObject *k0, Py_ssize_t n)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)k0 ^ (uint64_t)n) * 0x9E3779B97F4A7C15ull;
+    return &dict_templates[(h >> 40) & (TEMPLATE_SLOTS - 1)];
+}
+
+MPK__INLINE uint64_t template_sig_step(uint64_t sig, PyObject *k)
+{
+    return (sig ^ (uint64_t)(uintptr_t)k) * 0x9E3779B97F4A7C15ull;
+}
+
+/* The slot's template when it starts with k0 and has n keys, else NULL. */
+MPK__INLINE PyObject *template_for(template_slot *s, PyObject *k0, Py_ssize_t n)
+{
+    PyObject *t = s->tmpl;
+    if (t == NULL || PyDict_GET_SIZE(t) != n) return NULL;
+    int general;
+    Py_ssize_t count;
+    const mpkpy_unicode_entry *e = (const mpkpy_unicode_entry *)mpkpy_dict_entries(t, &general, &count);
+    return e[0].key == k0 ? t : NULL;
+}
+
+/* The map just built as `dict` (no duplicate keys) had the signature sig: the second time in a row
+ * in its slot, its key set becomes the slot's template. */
+static MPK__NOINLINE void template_store(template_slot *s, PyObject *dict)
+{
+    /* filled from empty, not presized: CPython's presized tables are of the general kind (a hash
+     * per entry); from empty, str keys give the compact str-key table (mpkpy_template_matches) */
+    PyObject *t = NULL, *k, *v;
+    Py_ssize_t pos = 0, n = PyDict_GET_SIZE(dict);
+    while (PyDict_Next(dict, &pos, &k, &v))
+        if (!PyUnicode_CheckExact(k)) return; /* bytes keys (raw=True), ints: no template */
+    if (!(t = PyDict_New())) goto fail;
+    pos = 0;
+    while (PyDict_Next(dict, &pos, &k, &v))
+        if (!PyUnicode_CheckExact(k) || mpkpy_dict_set(t, k, Py_None) < 0) goto fail;
+    int general;
+    Py_ssize_t count;
+    if (mpkpy_dict_entries(t, &general, &count) == NULL || general || count != n || PyDict_GET_SIZE(t) != n)
+        goto fail;
+    PyObject *old = s->tmpl;
+    s->tmpl = t;
+    Py_XDECREF(old);
+    return;
+fail: /* no template for this key set: its maps are built by inserts, as before */
+    Py_XDECREF(t);
+    if (PyErr_Occurred()) PyErr_Clear();
+}
+
+MPK__INLINE void template_seen(template_slot *s, uint64_t sig, PyObject *dict)
+{
+    if (s->pending == sig)
+        template_store(s, dict);
+    else
+        s->pending = sig;
+}
+
+/* After a dict is complete: it holds containers, so it is handed to the collector (fill_end: at
+ * once, or at the end of the decode when d->defer) */
+MPK__INLINE void dict_filled(mpkpy_decoder *d, PyObject *dict)
+{
+    if (d->defer) {
+        PyObject_GC_UnTrack(dict); /* an insert of a container tracked it */
+        fill_end(d, dict);
+    } else if (!PyObject_GC_IsTracked(dict)) {
+        PyObject_GC_Track(dict);
+    }
+}
+
+/* The map read into the kv stack, its first key k0 already read (consumed), then copied from the
+ * slot's template if it still matches, else built by inserts. */
+static MPK__NOINLINE PyObject *decode_map_kv(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth,
+                                             Py_ssize_t base, PyObject *k0, template_slot *s)
+{
+    PyObject **kv = d->kv + d->nkv;
+    d->nkv += 2 * n;
+    Py_ssize_t got = 0, i;
+    int tracks = 0;
+    kv[got++] = k0;
+    for (i = 0; i < n; i++) {
+        if (i > 0) {
+            d->owed = base - 2 * i;
+            PyObject *k = decode_key(d, depth + 1);
+            if (UNLIKELY(!k)) goto fail;
+            kv[got++] = k;
+        }
+        d->owed = base - 2 * i - 1;
+        PyObject *v = decode_element(d, depth + 1);
+        if (UNLIKELY(!v)) goto fail; /* the nested maps have given back their kv slots */
+        kv[got++] = v;
+        tracks |= dict_fill_tracks(kv[got - 2], v);
+    }
+    d->nkv -= 2 * n;
+    PyObject *dict, *t = template_for(s, k0, n); /* again: a hook may have changed the slot */
+    if (t != NULL && mpkpy_template_matches(t, kv, n)) {
+        dict = mpkpy_dict_from_template(t, kv, n);
+        if (LIKELY(dict != NULL)) goto built;
+        if (PyErr_Occurred()) goto release;
+    }
+    dict = mpkpy_dict_presized(n);
+    if (UNLIKELY(!dict)) goto release;
+    uint64_t sig = (uint64_t)n;
+    for (i = 0; i < n; i++) {
+        sig = template_sig_step(sig, kv[2 * i]);
+        if (UNLIKELY(mpkpy_dict_set_steal(dict, kv[2 * i], kv[2 * i + 1]) < 0)) {
+            /* the pair was consumed; the rest is ours */
+            for (Py_ssize_t j = 2 * i + 2; j < 2 * n; j++) Py_DECREF(kv[j]);
+            Py_DECREF(dict);
+            return NULL;
+        }
+    }
+    if (PyDict_GET_SIZE(dict) == n)
+        template_seen(s, sig, dict);
+    else if (n > 5 && PyDict_GET_SIZE(dict) <= n / 2) {
+        if (tracks) dict_filled(d, dict);
+        return dict_shrink(dict);
+    }
+built:
+    if (tracks) dict_filled(d, dict);
+    return dict;
+fail:
+    d->nkv -= 2 * n;
+    goto release_got;
+release:
+    got = 2 * n;
+release_got:
+    for (Py_ssize_t j = 0; j < got; j++) Py_DECREF(kv[j]);
+    return NULL;
+}
+
+#endif
+
 static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
@@ -895,31 +1050,63 @@ static PyObject *decode_map(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
         Py_DECREF(pairs);
         return r;
     }
-    PyObject *dict = sized ? mpkpy_dict_presized(n) : PyDict_New();
-    if (!dict) return NULL;
+    PyObject *k = NULL, *dict;
+#ifdef MPKPY_DICT_TEMPLATES
+    template_slot *s = NULL;
+    uint64_t sig = (uint64_t)n;
+    if (LIKELY(sized) && n >= TEMPLATE_MIN_PAIRS && n <= TEMPLATE_MAX_PAIRS) {
+        d->owed = base;
+        k = decode_key(d, depth + 1);
+        if (UNLIKELY(!k)) return NULL;
+        s = template_slot_of(k, n);
+        if (template_for(s, k, n) != NULL && LIKELY(d->nkv + 2 * n <= MPKPY_KV_STACK)) {
+            dict = decode_map_kv(d, n, depth, base, k, s);
+            goto done;
+        }
+    }
+#endif
+    dict = sized ? mpkpy_dict_presized(n) : PyDict_New();
+    if (!dict) {
+        Py_XDECREF(k);
+        return NULL;
+    }
     int holds_containers = 0; /* a fresh dict is untracked until one goes in (dict_fill_tracks) */
     for (Py_ssize_t i = 0; i < n; i++) {
-        d->owed = base - 2 * i;
-        PyObject *k = decode_key(d, depth + 1);
-        if (UNLIKELY(!k)) goto fail;
+        if (k == NULL) { /* not the first key, read above for the template's slot */
+            d->owed = base - 2 * i;
+            k = decode_key(d, depth + 1);
+            if (UNLIKELY(!k)) goto fail;
+        }
         d->owed = base - 2 * i - 1;
         PyObject *v = decode_element(d, depth + 1);
         if (UNLIKELY(!v)) {
             Py_DECREF(k);
             goto fail;
         }
+#ifdef MPKPY_DICT_TEMPLATES
+        sig = template_sig_step(sig, k);
+#endif
         int tracks = dict_fill_tracks(k, v);
-        if (UNLIKELY(mpkpy_dict_set_steal(dict, k, v) < 0)) goto fail; /* k and v are the dict's now */
+        int rc = mpkpy_dict_set_steal(dict, k, v); /* k and v are the dict's now */
+        k = NULL;
+        if (UNLIKELY(rc < 0)) goto fail;
         if (tracks) {
             PyObject_GC_UnTrack(dict);
             holds_containers = 1;
         }
     }
     if (holds_containers) fill_end(d, dict);
+#ifdef MPKPY_DICT_TEMPLATES
+    if (s != NULL && LIKELY(PyDict_GET_SIZE(dict) == n)) template_seen(s, sig, dict);
+#endif
     /* _PyDict_NewPresized gives a plain dict for up to 5 */
     if (UNLIKELY(n > 5 && PyDict_GET_SIZE(dict) <= n / 2) && sized) {
         if (!(dict = dict_shrink(dict))) return NULL;
     }
+#ifdef MPKPY_DICT_TEMPLATES
+done:
+    if (UNLIKELY(dict == NULL)) return NULL;
+#endif
     if (UNLIKELY(o->object_hook != NULL)) {
         PyObject *r = PyObject_CallOneArg(o->object_hook, dict);
         Py_DECREF(dict);
@@ -1053,6 +1240,7 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
 PyObject *mpkpy_decode(mpkpy_decoder *d)
 {
     d->owed = 0;
+    d->nkv = 0;
     d->defer = 0;
     d->done = NULL;
     d->ndone = d->done_cap = 0;
@@ -1084,6 +1272,7 @@ PyObject *mpkpy_decode_defaults(mpkpy_decoder *d)
 {
     if (d->end - d->p > 256) return mpkpy_decode(d);
     d->owed = 0;
+    d->nkv = 0;
     d->defer = 0;
     d->done = NULL;
     d->ndone = d->done_cap = 0;

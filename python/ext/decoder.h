@@ -20,6 +20,10 @@ typedef struct mpkpy_unpack_options {
  * containers around large strs or bins (Test4: three lists) then costs no allocation for them */
 #define MPKPY_DONE_INLINE 16
 
+/* the decoded keys and values of the open maps that are built from a template (decoder.c,
+ * decode_map_kv), a stack shared by the levels: a map whose pairs do not fit is built by inserts */
+#define MPKPY_KV_STACK 256
+
 typedef struct mpkpy_decoder {
     const uint8_t *start, *p, *end;
     Py_ssize_t base;            /* stream offset of `start`, added to every reported offset */
@@ -35,6 +39,8 @@ typedef struct mpkpy_decoder {
     PyObject **done;            /* done_inline, or a PyMem block once more are deferred */
     Py_ssize_t ndone, done_cap;
     PyObject *done_inline[MPKPY_DONE_INLINE];
+    Py_ssize_t nkv;             /* the slots of kv in use */
+    PyObject *kv[MPKPY_KV_STACK];
 } mpkpy_decoder;
 
 /* Defaults of unpackb: the spec's limits (depth 1024, lengths 2^32-1). */

@@ -32,6 +32,8 @@
  *   MPKPY_DEFER_TRACKING    decoded containers tracked at the end of a decode on 3.11 only
  *   mpkpy_dict_presized     dicts presized from their counts (private call, 3.11-3.13)
  *   mpkpy_list_unfilled     lists allocated without zeroing their slots (40 of 113 instructions of [1, 2])
+ *   MPKPY_DICT_TEMPLATES    dicts of a repeated key set copied from a template (PyDict_Copy) with
+ *                           their values put in place, instead of inserted key by key
  */
 #ifndef MPKPY_FAST_PATHS_H
 #define MPKPY_FAST_PATHS_H
@@ -406,6 +408,59 @@ MPK__INLINE const void *mpkpy_dict_entries(PyObject *dict, int *general, Py_ssiz
     *general = k->kind == 0;
     *count = k->entry_count;
     return &k->index_table[(size_t)1 << k->log2_index_bytes];
+}
+
+/* ---- a dict of a repeated key set, cloned from a template ---------------------------------------
+ * Documents repeat their maps' key sets: twitter's 20 statuses (and their users, entities,
+ * metadata) or citm_catalog's events and performances all have the same keys in the same order.
+ * Building such a dict by inserts pays CPython's insert for every key (the probe of the index, the
+ * entry, the size checks; about half of a 3.12 citm_catalog decode's dict work). A template is a
+ * private dict that holds the key set (values None); PyDict_Copy of a combined-table dict clones
+ * its keys table with one allocation and one memcpy (CPython's own clone: the order, the hashes and
+ * the index come with it), and the values are then put in place in the clone's entries. The clone
+ * has its own table (the user may mutate it freely); a template is used only when the decoded keys
+ * are, one by one and in order, the very objects the template holds (so the same strs, no
+ * duplicates: a template is made only from a map whose n keys gave a dict of n entries).
+ * Measured with callgrind: see bench/README.md ("Dicts from templates"). The layout is the entry
+ * walk's (MPKPY_DICT_ENTRIES): without it decoder.c builds every dict by inserts. */
+#define MPKPY_DICT_TEMPLATES 1
+
+/* 1 when the template's entries hold exactly the keys kv[0], kv[2], ..., kv[2n-2], in order. The
+ * template is a combined table of str keys with n entries (checked by the decoder when it made it). */
+MPK__INLINE int mpkpy_template_matches(PyObject *tmpl, PyObject *const *kv, Py_ssize_t n)
+{
+    int general;
+    Py_ssize_t count;
+    const mpkpy_unicode_entry *e = (const mpkpy_unicode_entry *)mpkpy_dict_entries(tmpl, &general, &count);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (e[i].key != kv[2 * i]) return 0;
+    return 1;
+}
+
+/* A copy of the template with the values kv[1], kv[3], ..., kv[2n-1], taking over the references
+ * of kv (keys and values) on success. NULL with an exception when out of memory, NULL without one
+ * when the copy is not the expected layout (the caller then inserts); kv is still the caller's
+ * then. The template must match kv (mpkpy_template_matches). */
+MPK__INLINE PyObject *mpkpy_dict_from_template(PyObject *tmpl, PyObject *const *kv, Py_ssize_t n)
+{
+    Py_INCREF(tmpl); /* the copy may allocate, and on 3.11 an allocation may run a collection */
+    PyObject *dict = PyDict_Copy(tmpl);
+    Py_DECREF(tmpl);
+    if (UNLIKELY(dict == NULL)) return NULL;
+    int general;
+    Py_ssize_t count;
+    mpkpy_unicode_entry *e = (mpkpy_unicode_entry *)mpkpy_dict_entries(dict, &general, &count);
+    if (UNLIKELY(e == NULL || general || count != n || PyDict_GET_SIZE(dict) != n)) {
+        Py_DECREF(dict);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *old = e[i].value; /* the template's None */
+        e[i].value = kv[2 * i + 1];
+        Py_DECREF(old);
+        Py_DECREF(kv[2 * i]); /* the copy holds the same key */
+    }
+    return dict;
 }
 #endif
 
