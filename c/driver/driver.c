@@ -19,26 +19,6 @@ static int key_is(const mpk_node *k, const char *name) {
     return k->type == MPK_STR && k->len == n && memcmp(k->v.data, name, n) == 0;
 }
 
-/* The request's "limits" object into *l; 0 if malformed. */
-static int stream_limits(const mpk_node *obj, mpk_limits *l) {
-    if (obj->type != MPK_MAP) return 0;
-    const mpk_node *k = obj + 1;
-    for (uint32_t i = 0; i < obj->len; i++) {
-        const mpk_node *v = mpk_node_next(k);
-        if (v->type != MPK_UINT || v->v.u > 0xffffffffu) return 0;
-        uint32_t n = (uint32_t)v->v.u;
-        if (key_is(k, "depth")) l->depth = n;
-        else if (key_is(k, "str")) l->str = n;
-        else if (key_is(k, "bin")) l->bin = n;
-        else if (key_is(k, "ext")) l->ext = n;
-        else if (key_is(k, "array")) l->array = n;
-        else if (key_is(k, "map")) l->map = n;
-        else return 0;
-        k = mpk_node_next(v);
-    }
-    return 1;
-}
-
 /* {"stream": hex, "cuts": [...]}: feeds the bytes in chunks split at the cuts, then ends the
  * input; answers the values taken, in order, and the stream's error if any. 0 if malformed. */
 static int stream_answer(const mpk_node *root, mpk_doc *decoded, mpk_writer *out) {
@@ -49,7 +29,7 @@ static int stream_answer(const mpk_node *root, mpk_doc *decoded, mpk_writer *out
     mpk_limits limits = mpk_limits_default();
     unsigned flags = 0;
     if (!hex || hex->type != MPK_STR || (cuts && cuts->type != MPK_ARRAY)) return 0;
-    if (l && !stream_limits(l, &limits)) return 0;
+    if (l && !typed_limits(l, &limits)) return 0;
     if (strict) {
         if (strict->type != MPK_BOOL) return 0;
         if (strict->v.b) flags |= MPK_FLAG_STRICT_UTF8;

@@ -411,13 +411,13 @@ int typed_match_kv(const mpk_node *k, const mpk_node *v, const mpk_node *value) 
  * Driver requests
  * ==============================================================================================*/
 
-static int set_limits(const mpk_node *obj, mpk_limits *l) {
+int typed_limits(const mpk_node *obj, mpk_limits *l) {
     if (obj->type != MPK_MAP) return 0;
     const mpk_node *k = obj + 1;
     for (uint32_t i = 0; i < obj->len; i++) {
         const mpk_node *v = mpk_node_next(k);
-        uint32_t n = v->type == MPK_UINT && v->v.u <= 0xffffffffu ? (uint32_t)v->v.u : 0;
         if (v->type != MPK_UINT || v->v.u > 0xffffffffu) return 0;
+        uint32_t n = (uint32_t)v->v.u;
         if (key_is(k, "depth")) l->depth = n;
         else if (key_is(k, "str")) l->str = n;
         else if (key_is(k, "bin")) l->bin = n;
@@ -453,7 +453,7 @@ void typed_answer(mpk_doc *request, mpk_doc *decoded, const char *line, size_t l
         unsigned flags = 0;
         const mpk_node *l = mpk_node_map_get(root, "limits", 6);
         const mpk_node *strict = mpk_node_map_get(root, "strict_utf8", 11);
-        if (l && !set_limits(l, &limits)) goto bad_request;
+        if (l && !typed_limits(l, &limits)) goto bad_request;
         if (strict) {
             if (strict->type != MPK_BOOL) goto bad_request;
             if (strict->v.b) flags |= MPK_FLAG_STRICT_UTF8;

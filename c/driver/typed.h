@@ -22,6 +22,10 @@ int typed_match(const mpk_node *tv, const mpk_node *value);
 
 int typed_match_kv(const mpk_node *key, const mpk_node *member, const mpk_node *value);
 
+/** A request's "limits" object ({"depth": N, "str": N, ...}) into *l, changing only the limits it
+ * names; 0 if malformed (not a map, an unknown name, a count that is not 0..2^32-1). */
+int typed_limits(const mpk_node *obj, mpk_limits *l);
+
 /** Answers one request line into `out` (no newline). `request` and `decoded` are scratch docs,
  *  `packed` a scratch growable writer. */
 void typed_answer(mpk_doc *request, mpk_doc *decoded, const char *line, size_t len,
