@@ -27,7 +27,18 @@ type Decoder struct {
 	// last, how many values it still owes (a map owes two per pair); values read inside count
 	// their depth from len(open).
 	open []uint64
+	// busy: Decode is building a value, and the value's bytes are still the buffer's first (see
+	// ErrDecoderBusy)
+	busy bool
 }
+
+// ErrDecoderBusy is returned by a Decoder's Decode, Skip, PeekType, ReadArrayHeader and
+// ReadMapHeader when called while a Decode of the same Decoder is building a value: from an
+// Unmarshaler's UnmarshalMsgpack, a TextUnmarshaler or another method that Decode calls. The
+// running Decode has not consumed its value's bytes yet, so such a call would read them again and
+// leave the Decoder's position wrong for every call after. Decode the bytes the method is given
+// (with Unmarshal) instead. The running Decode goes on unharmed.
+var ErrDecoderBusy = errors.New("mpk: Decoder used from inside its own Decode (by a method Decode called)")
 
 // streamScan is the resumable scan of the value at buf[start:]: how many bytes are known to
 // belong to it, and how many elements each open container still owes.
@@ -60,6 +71,9 @@ func (dec *Decoder) SetOptions(o DecodeOptions) {
 // value is malformed; a value cut off by the end of the stream is Truncated. After a
 // *DecodeError the stream cannot be resynchronised and further calls return errors.
 func (dec *Decoder) Decode(v any) error {
+	if dec.busy {
+		return ErrDecoderBusy
+	}
 	n, err := dec.next()
 	if err != nil {
 		return err
@@ -69,6 +83,8 @@ func (dec *Decoder) Decode(v any) error {
 	d.maxAlloc = allocBudget(dec.opts.MaxAlloc, n)
 	d.plain = d.plain && !dec.opts.MapAnyAny && !dec.opts.CopyStrings && dec.opts.MaxAlloc == 0
 	d.depth, d.startDepth = len(dec.open), len(dec.open)
+	dec.busy = true
+	defer dec.notBusy() // also if a method d.unmarshal calls panics
 	err = d.unmarshal(v)
 	putDecodeState(d)
 	dec.consume(n)
@@ -76,8 +92,13 @@ func (dec *Decoder) Decode(v any) error {
 	return err
 }
 
+func (dec *Decoder) notBusy() { dec.busy = false }
+
 // Skip reads the next value and drops it.
 func (dec *Decoder) Skip() error {
+	if dec.busy {
+		return ErrDecoderBusy
+	}
 	n, err := dec.next()
 	if err != nil {
 		return err
@@ -92,6 +113,9 @@ func (dec *Decoder) Skip() error {
 // container read by ReadArrayHeader or ReadMapHeader, a Truncated *DecodeError when it ends
 // inside one, and an InvalidByte *DecodeError for the byte 0xc1.
 func (dec *Decoder) PeekType() (Type, error) {
+	if dec.busy {
+		return InvalidType, ErrDecoderBusy
+	}
 	if err := dec.needByte(); err != nil {
 		return InvalidType, err
 	}
@@ -193,8 +217,12 @@ func (dec *Decoder) Buffered() io.Reader {
 }
 
 // More reports whether another value may follow: it reads until at least one byte is buffered or
-// the reader fails.
+// the reader fails. Called while a Decode is building a value (see ErrDecoderBusy) it reads
+// nothing and reports false.
 func (dec *Decoder) More() bool {
+	if dec.busy {
+		return false
+	}
 	for dec.start == dec.end && dec.rerr == nil {
 		dec.fill()
 	}
