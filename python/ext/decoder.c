@@ -1332,12 +1332,13 @@ static int walk_check_strs(mpkpy_decoder *d, const uint8_t *from, const uint8_t 
         }
         const uint8_t *s = p + fields;
         Py_ssize_t n = (Py_ssize_t)head.n;
-        if (head.kind == MPK__HEAD_STR && !is_ascii(s, n)) {
+        if (head.kind == MPK__HEAD_STR && !mpk_utf8_valid(s, (size_t)n)) {
+            /* the error as make_str raises it: CPython's decoder names the bad bytes (start, end,
+             * reason), which mpkpy_raise_utf8 takes from the pending UnicodeDecodeError */
             PyObject *u = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
             if (!u) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
-                PyErr_Clear();
-                mpkpy_raise_utf8((const char *)s, n, OFF(d, p));
+                if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                    mpkpy_raise_utf8((const char *)s, n, OFF(d, p));
                 return -1;
             }
             Py_DECREF(u);

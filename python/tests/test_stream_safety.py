@@ -156,6 +156,18 @@ def test_an_invalid_str_in_an_unfinished_value_is_reported_at_once(data, values,
         u.unpack()
 
 
+def test_an_early_utf8_error_names_the_bad_bytes_as_unpackb_does():
+    with pytest.raises(mpk.InvalidUTF8Error) as oneshot:
+        mpk.unpackb(bytes.fromhex("92a3616263a3e28228"))
+    u = mpk.Unpacker()
+    u.feed(bytes.fromhex("93a3616263a3e28228c1"))  # the third element is a bad byte
+    with pytest.raises(mpk.InvalidUTF8Error) as stream:
+        u.unpack()
+    want, got = oneshot.value, stream.value
+    assert (got.offset, got.object, got.start, got.end, got.reason) == \
+        (want.offset, want.object, want.start, want.end, want.reason) == (5, b"\xe2\x82(", 0, 2, "invalid continuation byte")
+
+
 def test_only_strict_strs_are_checked_before_the_value_is_whole():
     for opts in ({"raw": True}, {"unicode_errors": "surrogateescape"}):
         u = mpk.Unpacker(**opts)
