@@ -914,7 +914,7 @@ static MPK__NOINLINE void template_store(template_slot *s, PyObject *dict)
     if (!(t = PyDict_New())) goto fail;
     pos = 0;
     while (PyDict_Next(dict, &pos, &k, &v))
-        if (!PyUnicode_CheckExact(k) || mpkpy_dict_set(t, k, Py_None) < 0) goto fail;
+        if (mpkpy_dict_set(t, k, Py_None) < 0) goto fail; /* exact strs: checked above */
     int general;
     Py_ssize_t count;
     if (mpkpy_dict_entries(t, &general, &count) == NULL || general || count != n || PyDict_GET_SIZE(t) != n)

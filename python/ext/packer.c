@@ -1575,8 +1575,11 @@ static int check_not_busy(Packer *self)
     return 0;
 }
 
-static int check_not_exported(Packer *self)
+/* Before a call that writes, empties or re-creates the buffer: no pack runs (check_not_busy) and
+ * no memoryview from getbuffer() is alive (the buffer must not move under it). */
+static int check_writable(Packer *self)
 {
+    if (check_not_busy(self) < 0) return -1;
     if (self->exports > 0) {
         PyErr_SetString(PyExc_BufferError, "Existing exports of data: object cannot be re-sized");
         return -1;
@@ -1595,7 +1598,7 @@ static int Packer_init(Packer *self, PyObject *args, PyObject *kwargs)
     size_t initial = 0;
     if (check_not_busy(self) < 0) return -1;
     if (encoder_options_parse(&opt, &autoreset, &initial, args, kwargs, "Packer") < 0) return -1;
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) {
+    if (check_writable(self) < 0) {
         encoder_options_clear(&opt);
         return -1;
     }
@@ -1669,7 +1672,7 @@ static PyObject *finish_write(Packer *self, int rc, size_t mark)
 
 static PyObject *Packer_pack(Packer *self, PyObject *obj)
 {
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
+    if (check_writable(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
@@ -1704,7 +1707,7 @@ static int count_arg(PyObject *arg, const char *what, uint32_t *out)
 static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
+    if (check_writable(self) < 0 || count_arg(arg, "array", &n) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     mpk_write_array(&self->w, n);
     return finish_write(self, 0, mark);
@@ -1713,7 +1716,7 @@ static PyObject *Packer_pack_array_header(Packer *self, PyObject *arg)
 static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 {
     uint32_t n;
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
+    if (check_writable(self) < 0 || count_arg(arg, "map", &n) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     mpk_write_map(&self->w, n);
     return finish_write(self, 0, mark);
@@ -1721,7 +1724,7 @@ static PyObject *Packer_pack_map_header(Packer *self, PyObject *arg)
 
 static PyObject *Packer_pack_map_pairs(Packer *self, PyObject *pairs)
 {
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
+    if (check_writable(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
@@ -1747,7 +1750,7 @@ static PyObject *Packer_pack_ext_type(Packer *self, PyObject *const *args, Py_ss
         PyErr_SetString(PyExc_TypeError, "data must have bytes type");
         return NULL;
     }
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
+    if (check_writable(self) < 0) return NULL;
     size_t mark = mpk_writer_size(&self->w);
     encoder e;
     e.w = &self->w;
@@ -1767,7 +1770,7 @@ static PyObject *Packer_bytes(Packer *self, PyObject *unused)
 
 static PyObject *Packer_reset(Packer *self, PyObject *unused)
 {
-    if (check_not_busy(self) < 0 || check_not_exported(self) < 0) return NULL;
+    if (check_writable(self) < 0) return NULL;
     mpk_writer_reset(&self->w);
     Py_RETURN_NONE;
 }
