@@ -318,33 +318,48 @@ def encode(typed):
 # ----------------------------------------------------------------------------------------------
 
 class _Reader:
+    # Whether an ext -1 of a length no timestamp has is refused from its head alone, before its
+    # payload is there: a stream does (it reports an error as soon as the bytes prove it), one-shot
+    # decoding checks the bytes present first (check 5 before check 6).
+    ts_length_at_head = False
+
     def __init__(self, data, limits, strict_utf8):
         self.data = data
         self.limits = dict(DEFAULT_LIMITS, **(limits or {}))
         self.strict = strict_utf8
 
+    def room(self, head, end):
+        """The value whose head is at `head` needs the bytes up to `end`: truncated at the head
+        when they are not all there."""
+        if end > len(self.data):
+            raise DecodeError("truncated", head)
+
+    def count_fits(self, head, start, need):
+        """A container's `need` elements take a byte each at least: a count the bytes after
+        `start` cannot hold is truncated at the head, before any element is read."""
+        self.room(head, start + need)
+
     def fields(self, head, size):
         """The fixed fields after a head byte; truncated at the head when cut off."""
         end = head + 1 + size
-        if end > len(self.data):
-            raise DecodeError("truncated", head)
+        self.room(head, end)
         return self.data[head + 1:end], end
+
+    def limit(self, head, length, limit_name):
+        if length > self.limits[limit_name]:
+            raise DecodeError("length_limit", head)
 
     def sized(self, head, start, length, limit_name, need):
         """Limit check, then check that `need` bytes fit after `start`."""
-        if length > self.limits[limit_name]:
-            raise DecodeError("length_limit", head)
-        if start + need > len(self.data):
-            raise DecodeError("truncated", head)
+        self.limit(head, length, limit_name)
+        self.room(head, start + need)
 
     def container(self, head, start, count, kind, depth):
         if count > self.limits[kind]:
             raise DecodeError("length_limit", head)
         if depth + 1 > self.limits["depth"]:
             raise DecodeError("depth_limit", head)
-        need = count * (2 if kind == "map" else 1)
-        if start + need > len(self.data):
-            raise DecodeError("truncated", head)
+        self.count_fits(head, start, count * (2 if kind == "map" else 1))
         pos = start
         if kind == "array":
             items = []
@@ -373,7 +388,10 @@ class _Reader:
         """`start` points at the ext type byte, which is already known to be present."""
         ext_type = int.from_bytes(self.data[start:start + 1], "big", signed=True)
         body = start + 1
-        self.sized(head, body, length, "ext", length)
+        self.limit(head, length, "ext")
+        if self.ts_length_at_head and ext_type == -1 and length not in (4, 8, 12):
+            raise DecodeError("invalid_timestamp", head)
+        self.room(head, body + length)
         payload = self.data[body:body + length]
         end = body + length
         if ext_type != -1:
@@ -394,8 +412,7 @@ class _Reader:
 
     def value(self, pos, depth):
         data = self.data
-        if pos >= len(data):
-            raise DecodeError("truncated", len(data))
+        self.room(pos, pos + 1)
         b = data[pos]
         if b <= 0x7F:
             return ("int", b), pos + 1
@@ -458,59 +475,17 @@ class _End(Exception):
 class _StreamReader(_Reader):
     """Reads like a stream that has been fed `data` and then told the input ended: declared sizes
     are not checked against the bytes present (more could come), every error the bytes prove is
-    raised where the walk meets it, and running out of bytes raises _End."""
+    raised where the walk meets it, and running out of bytes raises _End. A str's UTF-8, like a
+    timestamp's nsec, is judged once its whole payload is in (check 6)."""
 
-    def fields(self, head, size):
-        end = head + 1 + size
+    ts_length_at_head = True
+
+    def room(self, head, end):
         if end > len(self.data):
             raise _End()
-        return self.data[head + 1:end], end
 
-    def sized(self, head, start, length, limit_name, need):
-        if length > self.limits[limit_name]:
-            raise DecodeError("length_limit", head)
-
-    def container(self, head, start, count, kind, depth):
-        if count > self.limits[kind]:
-            raise DecodeError("length_limit", head)
-        if depth + 1 > self.limits["depth"]:
-            raise DecodeError("depth_limit", head)
-        pos = start
-        items = []
-        for _ in range(count * (2 if kind == "map" else 1)):
-            item, pos = self.value(pos, depth + 1)
-            items.append(item)
-        if kind == "array":
-            return ("array", items), pos
-        return ("map", list(zip(items[0::2], items[1::2]))), pos
-
-    def string(self, head, start, length):
-        self.sized(head, start, length, "str", length)
-        if start + length > len(self.data):
-            raise _End()
-        # The UTF-8 check waits for the whole payload, like a timestamp's nsec (check 6).
-        return _Reader.string(self, head, start, length)
-
-    def ext(self, head, start, length):
-        ext_type = int.from_bytes(self.data[start:start + 1], "big", signed=True)
-        self.sized(head, start + 1, length, "ext", length)
-        if ext_type == -1 and length not in (4, 8, 12):
-            raise DecodeError("invalid_timestamp", head)  # proven by the head alone
-        if start + 1 + length > len(self.data):
-            raise _End()
-        return _Reader.ext(self, head, start, length)
-
-    def value(self, pos, depth):
-        if pos >= len(self.data):
-            raise _End()
-        if self.data[pos] in (0xC4, 0xC5, 0xC6):  # bin: limit, then wait for the payload
-            f, end = self.fields(pos, 1 << (self.data[pos] - 0xC4))
-            n = int.from_bytes(f, "big")
-            self.sized(pos, end, n, "bin", n)
-            if end + n > len(self.data):
-                raise _End()
-            return ("bin", self.data[end:end + n]), end + n
-        return _Reader.value(self, pos, depth)
+    def count_fits(self, head, start, need):
+        pass  # the elements are walked as they come
 
 
 def decode_stream(data, limits=None, strict_utf8=False):
