@@ -1056,6 +1056,7 @@ static VALUE new_sub_packer(packer *pk, int depth) {
 }
 
 static void flush_to_io(packer *pk);
+static VALUE packer_reset(VALUE self);
 
 /* Packer.new(io = nil, options = nil) */
 static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
@@ -1070,12 +1071,42 @@ static VALUE packer_initialize(int argc, VALUE *argv, VALUE self) {
     return self;
 }
 
+typedef struct write_args {
+    packer *pk;
+    VALUE v;
+} write_args;
+
+static VALUE write_body(VALUE p) {
+    write_args *a = (write_args *)p;
+    pack_value(a->pk, a->v, a->pk->cb_depth, NULL);
+    check_writer(a->pk);
+    return Qnil;
+}
+
+/* Packer#write. A value that fails halfway (an unsupported object deep inside, a callback that
+ * raises, no memory) leaves nothing of itself behind: the buffer is rewound to where the value
+ * began, so the bytes written before stay and the next write does not land after half a value (a
+ * corrupt stream: `[1, 2, Object.new]` left `93 01 02`, and a later write became the array's third
+ * element). msgpack-ruby keeps the partial bytes. A write from inside a callback (to_msgpack's
+ * protocol) belongs to the outer value, which rewinds for it. */
 static VALUE packer_write(VALUE self, VALUE v) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     packer *pk = writable_packer(self);
-    pack_value(pk, v, pk->cb_depth, NULL);
-    check_writer(pk);
-    if (!NIL_P(pk->io) && mpk_writer_size(&pk->w) >= 32 * 1024 && pk->cb_depth == 0) flush_to_io(pk);
+    if (pk->cb_depth) {
+        pack_value(pk, v, pk->cb_depth, NULL);
+        check_writer(pk);
+        return self;
+    }
+    size_t start = mpk_writer_size(&pk->w);
+    write_args a = {pk, v};
+    int state = 0;
+    rb_protect(write_body, (VALUE)&a, &state);
+    if (state) {
+        RB_MPK_ASAN_DEAD_STACK(); /* Ruby code may have run */
+        if (mpk_writer_rewind(&pk->w, start) != MPK_OK) packer_reset(self);
+        rb_jump_tag(state);
+    }
+    if (!NIL_P(pk->io) && mpk_writer_size(&pk->w) >= 32 * 1024) flush_to_io(pk);
     return self;
 }
 
