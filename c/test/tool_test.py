@@ -309,6 +309,24 @@ rc, out, err = run(["from-json", "--max-depth", "2"], b'{"$map":[[1,{"$map":[[2,
 check(rc == 1 and "nesting deeper than --max-depth" in err, "from-json: $map nesting counts: %r" % err)
 check(from_json('{"$map":[[1,{"$map":[[2,3]]}]]}', "--max-depth", "2") == b"\x81\x01\x81\x02\x03", "from-json --max-depth 2 allows 2")
 
+# The deepest input --max-depth allows (10000) goes through to-json (every mode) and from-json with
+# the main thread's stack at 256 KiB (`ulimit -s 256`): the JSON writer and reader recurse, and the
+# tool runs them on a thread whose stack is sized for the depth (they crashed with SIGSEGV here).
+def run_small_stack(args, data):
+    def lim():
+        resource.setrlimit(resource.RLIMIT_STACK, (256 * 1024, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+    p = subprocess.run([MPK] + args, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=lim, timeout=120)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+deepest = b"\x91" * 9999 + b"\xc4\x01\x00"
+for mode in ([], ["--pretty"], ["--plain"], ["--array"]):
+    rc, out, err = run_small_stack(["to-json", "--max-depth", "10000"] + mode, deepest)
+    check(rc == 0 and out.count(b"[") == 9999 + (1 if mode == ["--array"] else 0),
+          "to-json %s: 10000 levels on a 256 KiB main stack: rc %d %r" % (mode, rc, err[:200]))
+rc, out, err = run_small_stack(["to-json", "--max-depth", "10000"], deepest)
+rc2, back, err2 = run_small_stack(["from-json", "--max-depth", "10000"], out)
+check(rc2 == 0 and back == deepest, "from-json: 10000 levels on a 256 KiB main stack: rc %d %r" % (rc2, err2[:200]))
+
 # ---- JSON errors: what, line and column ----
 for text, want in [
     ("[1, ", "unexpected end of input at line 1, column 5"),

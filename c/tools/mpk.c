@@ -15,8 +15,10 @@
 #include "mpk.h"
 
 #if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
 #include <unistd.h>
 #define HAVE_ISATTY 1
+#define HAVE_PTHREAD 1
 #endif
 
 enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
@@ -1486,6 +1488,37 @@ static int run_reading(void) {
     return status;
 }
 
+static void *command_thread(void *status) {
+    *(int *)status = O->cmd == CMD_FROM_JSON ? run_from_json() : run_reading();
+    return NULL;
+}
+
+/* The JSON writer (emit) and the notation reader (convert) recurse once per nesting level, up to
+ * --max-depth (at most MAX_DEPTH_CAP): about 100 bytes of stack a level, so 10000 levels need 1 MiB,
+ * more than a shell's `ulimit -s 512` gives the main thread (it crashed there). The command runs on
+ * a thread whose stack is sized for the depth allowed: 1 MiB plus 1 KiB a level (address space;
+ * only the pages a deep input reaches are touched). Where threads are not available, or the
+ * thread cannot be made, it runs on the main thread as before. */
+static int run_command(void) {
+    int status = EXIT_IO;
+#ifdef HAVE_PTHREAD
+    pthread_attr_t attr;
+    pthread_t t;
+    size_t need = ((size_t)1 << 20) + (size_t)O->limits.depth * 1024u;
+    if (pthread_attr_init(&attr) == 0) {
+        int made = pthread_attr_setstacksize(&attr, need) == 0 &&
+                   pthread_create(&t, &attr, command_thread, &status) == 0;
+        pthread_attr_destroy(&attr);
+        if (made) {
+            if (pthread_join(t, NULL) == 0) return status;
+            return EXIT_IO;
+        }
+    }
+#endif
+    command_thread(&status);
+    return status;
+}
+
 int main(int argc, char **argv) {
     static opts o;
     O = &o;
@@ -1586,7 +1619,7 @@ int main(int argc, char **argv) {
     if (o.cmd == CMD_FROM_JSON) o.in_enc = ENC_RAW;
     else o.out_enc = ENC_RAW;
     progress_init();
-    int status = o.cmd == CMD_FROM_JSON ? run_from_json() : run_reading();
+    int status = run_command();
     oflush();
     if (fflush(stdout) != 0 || out_failed) {
         if (status == EXIT_OK) fprintf(stderr, "mpk: cannot write the output: %s\n", strerror(errno));
