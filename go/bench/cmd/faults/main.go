@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"mpk.dev/go/bench"
-	"mpk.dev/go/mpk"
 )
 
 func main() {
@@ -51,7 +50,7 @@ func main() {
 	if strings.Contains(*sides, "floor") && *op == "unmarshal" {
 		for _, s := range sel {
 			if s.Name == "mpk" {
-				sel = append(sel, floorSide(s.Input))
+				sel = append(sel, bench.FloorSide(s.Input))
 				break
 			}
 		}
@@ -103,48 +102,3 @@ func main() {
 		fmt.Printf("%-10s user %8v sys %8v per op (median round %v), min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, time.Duration(t.cpu[len(t.cpu)/2]), t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
 	}
 }
-
-// floorSide is the copy floor of an unmarshal: the side "floor" allocates and copies every string
-// (string(b)) and bin (append to nil) of the document, nothing else; what any copying decoder of
-// the same document must at least do. Its payloads are taken from mpk's decoding of the input.
-func floorSide(input []byte) bench.Side {
-	var doc any
-	if err := mpk.Unmarshal(input, &doc); err != nil {
-		panic(err)
-	}
-	var strs [][]byte
-	var bins [][]byte
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			strs = append(strs, []byte(v))
-		case []byte:
-			bins = append(bins, v)
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			for k, e := range v {
-				strs = append(strs, []byte(k))
-				walk(e)
-			}
-		}
-	}
-	walk(doc)
-	return bench.Side{Name: "floor", Input: input, Unmarshal: func([]byte) (any, error) {
-		for _, b := range strs {
-			floorSink = string(b)
-		}
-		for _, b := range bins {
-			floorBin = append([]byte(nil), b...)
-		}
-		return nil, nil
-	}}
-}
-
-var (
-	floorSink string
-	floorBin  []byte
-)
