@@ -51,3 +51,7 @@ var (
 	floorStr string
 	floorBin []byte
 )
+
+// FloorLast is the length of the last string and bin the floor copied (what keeps its copies
+// observable).
+func FloorLast() int { return len(floorStr) + len(floorBin) }
