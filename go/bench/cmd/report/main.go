@@ -217,7 +217,7 @@ func median(xs []float64) float64 {
 var copyingPeers = []string{"msgp", "vmihailenco", "shamaton"}
 
 func print(rows []*row, rounds int, benchtime time.Duration, clock string, notes []string) {
-	fmt.Printf("Medians of %d interleaved rounds (%s per side per round, the iteration count fixed once per side), %s, %s/%s, GOMAXPROCS %d.\n",
+	fmt.Printf("Medians of %d rounds (%s per side per round, the iteration count fixed once per side), %s, %s/%s, GOMAXPROCS %d. The cases run one at a time (each built, calibrated on a warm heap, timed and dropped, so the heap holds only the case being timed); within a case the sides are interleaved in every round.\n",
 		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	if clock == "cpu" {
 		fmt.Printf("Times are the process's CPU time per op (user+system, GC included), not elapsed time.\n")
