@@ -348,10 +348,61 @@ func (d *decodeState) ownBytes(b []byte) []byte {
 	return out[:len(b):len(b)]
 }
 
-// str returns b as a string, carved out of the arena (a copy of its own with CopyStrings: bytes
-// makes one). It is small enough to be inlined.
+// str returns b as a string, carved out of the arena (a copy of its own with CopyStrings, or
+// when it is too long for the arena: strSlow). Not inlined: the arena check is here, so that a
+// string in the arena costs one call, as it did when this called bytes.
 func (d *decodeState) str(b []byte) string {
-	return unsafeString(d.bytes(b))
+	if i := d.offsetOf(b) - d.arenaAt; i >= 0 && i <= len(d.arena)-len(b) {
+		return unsafeString(d.arena[i : i+len(b) : i+len(b)])
+	}
+	return d.strSlow(b)
+}
+
+// strSlow is str for a b outside the current arena copy. A string that gets an allocation of its
+// own (longer than arenaOwnMin, or with CopyStrings) is copied by copyString; a shorter one
+// starts a new arena copy, as bytes does.
+func (d *decodeState) strSlow(b []byte) string {
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if d.copyStrings || d.offsetOf(b) < 0 {
+		return copyString(b)
+	}
+	if n > arenaOwnMin {
+		if d.charge(uint64(n), d.lastHead) != nil {
+			return "" // reported by the next charge or at the end
+		}
+		return copyString(b)
+	}
+	return unsafeString(d.bytesSlow(b))
+}
+
+// copyString returns a copy of b as a string in an allocation of its own: string(b), the
+// runtime's rawstring, which allocates exactly len(b) bytes and does not clear them before the
+// copy. It is only for strings: the runtime may hand out shared read-only memory for a string
+// (one of 0 or 1 byte today), so a []byte that could be written must not be made this way.
+//
+// Measured (callgrind, cmd/prof's loop with GOGC=off, instructions per Unmarshal into `any`):
+// the former copy of a long string, append([]byte(nil), b...) viewed as a string, went through
+// growslice, which rounds the allocation up to its size class and clears the part past len(b)
+// (memclrNoHeapPointers: 18.5k of strings4k's 866k instructions) with about twice rawstring's
+// bookkeeping; the counts before and after are in go/bench/README.md ("Unmarshal cells below
+// the bar"). copyStringAppend is the former way, taken when copyNoClear is false (tests run
+// both).
+func copyString(b []byte) string {
+	if !copyNoClear {
+		return copyStringAppend(b)
+	}
+	return string(b)
+}
+
+// copyNoClear selects copyString's rawstring; tests turn it off to run the fallback.
+var copyNoClear = true
+
+// copyStringAppend is copyString by append to nil (a copy in a []byte viewed as a string).
+func copyStringAppend(b []byte) string {
+	return unsafeString(append([]byte(nil), b...))
 }
 
 // unsafeString views b as a string. The arenas never write a region again after handing it

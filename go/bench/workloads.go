@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -96,12 +97,16 @@ var protoMessages = map[string]func() proto.Message{
 // else the generated fallbacks; then the two value shapes the manifest has no workload for
 // (a million ints, strings of 0-4 KiB). Notes say what was missing.
 func WorkloadCases() (cases []Case, notes []string) {
+	return WorkloadCasesOnly(os.Getenv("MPK_BENCH_ONLY")) // cmd/prof: build one case
+}
+
+// WorkloadCasesOnly is WorkloadCases for the case named only ("" for all of them): cmd/report
+// builds one case at a time, so that the others' trees are not on the heap while it is timed.
+func WorkloadCasesOnly(only string) (cases []Case, notes []string) {
 	man := Manifest()
 	if man == nil {
 		notes = append(notes, fmt.Sprintf("no %s/manifest.json (run `make bench-workloads`): the `any` rows use values generated here, named apart from the common workloads", WorkloadDir()))
 	}
-	have := map[string]bool{}
-	only := os.Getenv("MPK_BENCH_ONLY") // cmd/prof: build one case
 	for _, id := range AnyWorkloads {
 		if only != "" && id != only {
 			continue
@@ -130,22 +135,35 @@ func WorkloadCases() (cases []Case, notes []string) {
 			}
 		}
 		cases = append(cases, c)
-		have[id] = true
 	}
-	if !have["twitter"] && only == "" {
+	if !haveWorkload(man, "twitter") {
 		// the corpus documents from ../shared/bench-data, when the workloads are not there
 		for _, f := range CorpusNames {
+			if only != "" && strings.TrimSuffix(f, ".json") != only {
+				continue
+			}
 			if c, ok := CorpusCase(f); ok {
 				cases = append(cases, c)
 			}
 		}
 	}
 	for _, c := range SyntheticCases(only) {
-		if !have[c.Fallback] {
+		if c.Fallback == "" || !haveWorkload(man, c.Fallback) {
 			cases = append(cases, c)
 		}
 	}
 	return cases, notes
+}
+
+// haveWorkload reports whether WorkloadCases builds workload id from the manifest (so that the
+// corpus and generated stand-ins for it are left out), whatever case it was asked for.
+func haveWorkload(man map[string]Workload, id string) bool {
+	w, ok := man[id]
+	if !ok || !slices.Contains(AnyWorkloads, id) {
+		return false
+	}
+	_, ok = w.file("msgpack")
+	return ok
 }
 
 // anyCaseFromMsgpack decodes a workload's MessagePack into an `any` tree (mpk's decoder: maps

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,10 +47,19 @@ func main() {
 			}
 		}
 	}
+	if strings.Contains(*sides, "floor") && *op == "unmarshal" {
+		for _, s := range sel {
+			if s.Name == "mpk" {
+				sel = append(sel, bench.FloorSide(s.Input))
+				break
+			}
+		}
+	}
 	type acc struct {
 		ut, st, min time.Duration
 		flt         int64
 		gc          uint32
+		cpu         []float64 // user+system ns per op of each round
 	}
 	tot := make([]acc, len(sel))
 	for r := 0; r < *rounds; r++ {
@@ -76,8 +86,11 @@ func main() {
 				tot[i].min = el
 			}
 			runtime.ReadMemStats(&m1)
-			tot[i].ut += time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime))
-			tot[i].st += time.Duration(syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
+			ut := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime))
+			st := time.Duration(syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
+			tot[i].ut += ut
+			tot[i].st += st
+			tot[i].cpu = append(tot[i].cpu, float64(ut+st)/float64(*n))
 			tot[i].flt += ru1.Minflt - ru0.Minflt
 			tot[i].gc += m1.NumGC - m0.NumGC
 		}
@@ -85,6 +98,7 @@ func main() {
 	ops := time.Duration(*n * *rounds)
 	for i, s := range sel {
 		t := tot[i]
-		fmt.Printf("%-10s user %8v sys %8v per op, min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
+		slices.Sort(t.cpu)
+		fmt.Printf("%-10s user %8v sys %8v per op (median round %v), min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, time.Duration(t.cpu[len(t.cpu)/2]), t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
 	}
 }

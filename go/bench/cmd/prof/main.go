@@ -15,7 +15,7 @@ import (
 
 func main() {
 	name := flag.String("case", "twitter", "case name (a workload id, ints1m, strings4k, product, tweet, text_fields)")
-	side := flag.String("side", "mpk", "side")
+	side := flag.String("side", "mpk", "side (\"floor\": the copy floor of an unmarshal, bench.FloorSide)")
 	op := flag.String("op", "marshal", "marshal or unmarshal")
 	n := flag.Int("n", 100, "iterations")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
@@ -40,6 +40,9 @@ func main() {
 	for _, c := range cases {
 		if c.Name != *name || c.Variant != *variant {
 			continue
+		}
+		if *side == "floor" && *op == "unmarshal" {
+			c.Sides = append(c.Sides, bench.FloorSide(c.Sides[0].Input))
 		}
 		for _, s := range c.Sides {
 			if s.Name != *side {

@@ -3,9 +3,11 @@
 // bars of issue 11; with -sidecar it also writes the rows as bench/results/go.json (the format of
 // bench/README.md, "The sidecar").
 //
-// Each side is calibrated once by testing.Benchmark (which gives its iteration count for the
-// benchtime, its B/op and allocs/op); every round after that times exactly that many iterations,
-// so a round costs about benchtime per side and no ramp-up.
+// The cases run one after another, each built just before its rounds and released after them
+// (runGroup); within a case the sides are interleaved in rounds. Each side is calibrated in two
+// passes (see recalibrate) to an iteration count for the benchtime; B/op and allocs/op come from
+// the first round; every round times exactly that many iterations, so a round costs about
+// benchtime per side and no ramp-up.
 package main
 
 import (
@@ -53,24 +55,61 @@ func main() {
 	sc, snotes := bench.SeedTypedCases()
 	cases = append(cases, sc...)
 	notes = append(notes, snotes...)
+	// The `any` cases are built once here for their names and notes, then dropped and built
+	// again one at a time (see runGroup).
 	wc, wnotes := bench.WorkloadCases()
-	cases = append(cases, wc...)
 	notes = append(notes, wnotes...)
 	for _, n := range notes {
 		fmt.Fprintln(os.Stderr, "report: "+n)
 	}
+	groups := make([]func() []bench.Case, 0, len(cases)+len(wc))
+	for i := range cases {
+		if strings.Contains(cases[i].Name, *filter) {
+			groups = append(groups, func() []bench.Case { return cases[i : i+1] })
+		}
+	}
+	var names []string
+	for _, c := range wc {
+		if strings.Contains(c.Name, *filter) && !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	wc = nil
+	for _, name := range names {
+		groups = append(groups, func() []bench.Case { cs, _ := bench.WorkloadCasesOnly(name); return cs })
+	}
+	fmt.Fprintf(os.Stderr, "report: %d cases, set up in %s\n", len(groups), time.Since(start).Round(time.Millisecond))
+	var rows []*row
+	for gi, g := range groups {
+		rows = append(rows, runGroup(g(), *only, *ops, *rounds, *benchtime, *clock)...)
+		fmt.Fprintf(os.Stderr, "report: case %d/%d done (%s)\n", gi+1, len(groups), time.Since(start).Round(time.Second))
+	}
+	print(rows, *rounds, *benchtime, *clock, notes)
+	if *sidecar != "" {
+		writeSidecar(*sidecar, rows, *quick, *rounds, *benchtime, *clock)
+	}
+}
+
+// runGroup times the sides of cases (one case, or a workload's variants), interleaved in rounds,
+// and returns their rows with the cases' data released. Each case is built just before its
+// rounds and dropped after them, so the heap holds one case's values while it is timed: with
+// every case built at once the bench held 78 MB of trees (600,000 objects) that each garbage
+// collection marked again, 30-110 ms a cycle on the shared machine, charged to whichever row
+// happened to be allocating then. A side that allocates a megabyte a call (long_string,
+// bins64k, utf8_strings) paid 0.3-1 ms a call in a round that took a cycle and nothing in one
+// that did not, so the medians of equal copying sides differed by up to 5x (long_string
+// unmarshal: mpk 1075 us with 2 cycles in its round, msgp 185 us with none; getrusage and
+// MemStats per row).
+func runGroup(cases []bench.Case, only, ops string, rounds int, benchtime time.Duration, clock string) []*row {
 	var rows []*row
 	for ci := range cases {
 		c := &cases[ci]
-		if !strings.Contains(c.Name, *filter) {
-			continue
-		}
 		for si := range c.Sides {
 			s := &c.Sides[si]
-			if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
+			if only != "" && !slices.Contains(strings.Split(only, ","), s.Name) {
 				continue
 			}
-			if s.Marshal != nil && *ops != "unmarshal" {
+			if s.Marshal != nil && ops != "unmarshal" {
 				rows = append(rows, &row{cas: c, op: "marshal", side: s, size: len(s.Input), fn: func(n int) {
 					for i := 0; i < n; i++ {
 						if _, err := s.Marshal(); err != nil {
@@ -79,7 +118,7 @@ func main() {
 					}
 				}})
 			}
-			if *ops == "marshal" || s.Unmarshal == nil {
+			if ops == "marshal" || s.Unmarshal == nil {
 				continue
 			}
 			rows = append(rows, &row{cas: c, op: "unmarshal", side: s, size: len(s.Input), fn: func(n int) {
@@ -91,13 +130,15 @@ func main() {
 			}})
 		}
 	}
-	fmt.Fprintf(os.Stderr, "report: %d rows, set up in %s\n", len(rows), time.Since(start).Round(time.Millisecond))
 	for _, rw := range rows {
-		rw.n = calibrate(rw.fn, *benchtime)
+		rw.n = calibrate(rw.fn, benchtime)
 	}
-	fmt.Fprintf(os.Stderr, "report: calibrated (%s)\n", time.Since(start).Round(time.Second))
+	for _, rw := range rows {
+		rw.n = recalibrate(rw.fn, rw.n, benchtime)
+	}
+	runtime.GC()
 	var ms0, ms1 runtime.MemStats
-	for r := 0; r < *rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		for _, rw := range rows {
 			if r == 0 {
 				runtime.ReadMemStats(&ms0)
@@ -110,17 +151,23 @@ func main() {
 				rw.bytes = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(rw.n)
 				rw.allocs = float64(ms1.Mallocs-ms0.Mallocs) / float64(rw.n)
 			}
-			if *clock == "cpu" {
+			if clock == "cpu" {
 				el = cpuTime() - c0
 			}
 			rw.ns = append(rw.ns, float64(el.Nanoseconds())/float64(rw.n))
 		}
-		fmt.Fprintf(os.Stderr, "report: round %d/%d done (%s)\n", r+1, *rounds, time.Since(start).Round(time.Second))
 	}
-	print(rows, *rounds, *benchtime, *clock, notes)
-	if *sidecar != "" {
-		writeSidecar(*sidecar, rows, *quick, *rounds, *benchtime, *clock)
+	// Release the case's values: the rows keep names, sizes and times.
+	for _, rw := range rows {
+		rw.fn = nil
 	}
+	for ci := range cases {
+		for si := range cases[ci].Sides {
+			s := &cases[ci].Sides[si]
+			s.Input, s.Marshal, s.Unmarshal = nil, nil, nil
+		}
+	}
+	return rows
 }
 
 // calibrate finds how many calls of fn take about d: one call, then a run sized from it, until a
@@ -136,6 +183,21 @@ func calibrate(fn func(n int), d time.Duration) int {
 		}
 		n = int(min(float64(n)*100, float64(n)*float64(d/10)/float64(max(el, 1))*1.2+1))
 	}
+}
+
+// recalibrate times n calls of fn again, now that every row has run, and returns the count for d
+// from that run. The first pass runs each row on a heap that is still growing: a side that
+// allocates a megabyte a call page-faults every page of it there (256 minor faults per call,
+// getrusage) and took 3-10x its later time per call, so its count came out 3-20x too small. In
+// a full run of 390 rows, 67 of them ran under a third of the benchtime per round, long_string
+// unmarshal 2-8 calls (0.4-1.6 ms) per side and round: a single GC mark phase or a preemption in
+// such a round moved the side's median by 2-4x (long_string: mpk 0.38-0.44x shamaton in the
+// report, about 1.0x over 30 ms runs of the same binary).
+func recalibrate(fn func(n int), n int, d time.Duration) int {
+	t0 := time.Now()
+	fn(n)
+	el := time.Since(t0)
+	return max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
 }
 
 func median(xs []float64) float64 {
@@ -155,7 +217,7 @@ func median(xs []float64) float64 {
 var copyingPeers = []string{"msgp", "vmihailenco", "shamaton"}
 
 func print(rows []*row, rounds int, benchtime time.Duration, clock string, notes []string) {
-	fmt.Printf("Medians of %d interleaved rounds (%s per side per round, the iteration count fixed once per side), %s, %s/%s, GOMAXPROCS %d.\n",
+	fmt.Printf("Medians of %d rounds (%s per side per round, the iteration count fixed once per side), %s, %s/%s, GOMAXPROCS %d. The cases run one at a time (each built, calibrated on a warm heap, timed and dropped, so the heap holds only the case being timed); within a case the sides are interleaved in every round.\n",
 		rounds, benchtime, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	if clock == "cpu" {
 		fmt.Printf("Times are the process's CPU time per op (user+system, GC included), not elapsed time.\n")
