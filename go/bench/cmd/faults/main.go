@@ -21,6 +21,7 @@ func main() {
 	op := flag.String("op", "unmarshal", "marshal or unmarshal")
 	n := flag.Int("n", 200, "iterations per round")
 	rounds := flag.Int("rounds", 10, "rounds")
+	floor := flag.Bool("floor", false, "add floor sides for marshal: floor-append (append of mpk's output bytes to a nil slice: one allocation of the exact size, only its tail cleared) and floor-make (make of that size, cleared, then copy)")
 	flag.Parse()
 	os.Setenv("MPK_BENCH_ONLY", *name)
 	os.Setenv("MPK_BENCH_NOCHECK", "1")
@@ -45,6 +46,9 @@ func main() {
 				}
 			}
 		}
+	}
+	if *floor && *op == "marshal" && len(sel) > 0 {
+		sel = append(sel, floorSides(sel)...)
 	}
 	type acc struct {
 		ut, st, min time.Duration
@@ -86,5 +90,29 @@ func main() {
 	for i, s := range sel {
 		t := tot[i]
 		fmt.Printf("%-10s user %8v sys %8v per op, min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
+	}
+}
+
+// floorSides are what any marshal of this case costs at least: a new slice of the size of mpk's
+// output (taken from the side named "mpk", else the first) holding those bytes, made the two
+// ways a codec can make it.
+func floorSides(sel []bench.Side) []bench.Side {
+	ref := sel[0]
+	for _, s := range sel {
+		if s.Name == "mpk" {
+			ref = s
+		}
+	}
+	enc, err := ref.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return []bench.Side{
+		{Name: "floor-append", Marshal: func() ([]byte, error) { return append([]byte(nil), enc...), nil }},
+		{Name: "floor-make", Marshal: func() ([]byte, error) {
+			b := make([]byte, len(enc))
+			copy(b, enc)
+			return b, nil
+		}},
 	}
 }

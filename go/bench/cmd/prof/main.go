@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -19,6 +20,7 @@ func main() {
 	op := flag.String("op", "marshal", "marshal or unmarshal")
 	n := flag.Int("n", 100, "iterations")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	gcEvery := flag.Int("gc", 0, "with GOGC=off: collect (runtime.GC) every this many ops, outside runLoop, so that the ops reuse freed memory as under a running collector (and pay its clearing) while the collector's own work stays out of the count")
 	variant := flag.String("variant", "", "the case's variant (\"any\" for the `any` tree of a workload that also has a typed case, such as product)")
 	flag.Parse()
 	os.Setenv("MPK_BENCH_ONLY", *name)
@@ -54,7 +56,14 @@ func main() {
 				defer pprof.StopCPUProfile()
 			}
 			t0 := time.Now()
-			runLoop(s, *op == "marshal", *n)
+			if *gcEvery > 0 {
+				for done := 0; done < *n; done += *gcEvery {
+					runtime.GC()
+					runLoop(s, *op == "marshal", min(*gcEvery, *n-done))
+				}
+			} else {
+				runLoop(s, *op == "marshal", *n)
+			}
 			fmt.Printf("%s/%s/%s: %v per op\n", c.Name, *op, s.Name, time.Since(t0)/time.Duration(*n))
 			return
 		}
