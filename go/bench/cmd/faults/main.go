@@ -48,7 +48,7 @@ func main() {
 		}
 	}
 	if *floor && *op == "marshal" && len(sel) > 0 {
-		sel = append(sel, floorSides(sel)...)
+		sel = append(sel, bench.FloorSides(sel)...)
 	}
 	type acc struct {
 		ut, st, min time.Duration
@@ -90,29 +90,5 @@ func main() {
 	for i, s := range sel {
 		t := tot[i]
 		fmt.Printf("%-10s user %8v sys %8v per op, min-round %8v per op, minflt %.2f per op, gc %d\n", s.Name, t.ut/ops, t.st/ops, t.min/time.Duration(*n), float64(t.flt)/float64(ops), t.gc)
-	}
-}
-
-// floorSides are what any marshal of this case costs at least: a new slice of the size of mpk's
-// output (taken from the side named "mpk", else the first) holding those bytes, made the two
-// ways a codec can make it.
-func floorSides(sel []bench.Side) []bench.Side {
-	ref := sel[0]
-	for _, s := range sel {
-		if s.Name == "mpk" {
-			ref = s
-		}
-	}
-	enc, err := ref.Marshal()
-	if err != nil {
-		panic(err)
-	}
-	return []bench.Side{
-		{Name: "floor-append", Marshal: func() ([]byte, error) { return append([]byte(nil), enc...), nil }},
-		{Name: "floor-make", Marshal: func() ([]byte, error) {
-			b := make([]byte, len(enc))
-			copy(b, enc)
-			return b, nil
-		}},
 	}
 }

@@ -43,7 +43,11 @@ func main() {
 		if c.Name != *name || c.Variant != *variant {
 			continue
 		}
-		for _, s := range c.Sides {
+		sides := c.Sides
+		if !c.Typed && len(sides) > 0 {
+			sides = append(sides, bench.FloorSides(sides)...)
+		}
+		for _, s := range sides {
 			if s.Name != *side {
 				continue
 			}
