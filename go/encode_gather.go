@@ -14,7 +14,10 @@ import (
 // each piece once. The other ways each cost a second pass over the bytes: the buffered path
 // (encodeState) writes the tree into the pooled buffer and copies that out, and a sized result
 // (make([]byte, 0, n), as the small-tree path and shamaton do) is cleared before it is written.
-// See gatherWorth for when it is taken, and go/bench/README.md for what was measured.
+// A string's piece is a []byte view of its bytes (unsafe.Slice of unsafe.StringData) that only
+// bytes.Join reads; nothing writes through it, and the pooled state drops it before Marshal
+// returns. When it is taken: loneGatherMin, marshalBulkArray and marshalSmallGathered; what was
+// measured: go/bench/README.md, "Marshal cells below the bar".
 
 // gatherMinPiece: a string or bin of at least this many bytes is a piece of its own, not copied
 // into the scratch buffer (a piece costs bytes.Join about 80 instructions, callgrind: about what
