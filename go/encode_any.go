@@ -1,12 +1,14 @@
 package mpk
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 )
 
 // The `any` tree encoder: JSON-like documents held as map[string]any / []any with strings,
@@ -732,17 +734,19 @@ const (
 	smallTreeDepth = 8
 )
 
-// loneCopyMin: a lone string or bin of at least this many bytes (a Marshal of just that value)
-// is written by appending it to its head in a 5-byte array on the stack: the append's growth
-// allocates the result and clears only the end of the allocation past the bytes it copies,
-// where make([]byte, 0, n) clears all of it before the copy writes it again. Measured (wall
-// clock, one process, the two ways alternating, medians of 41 rounds, on the loaded 2-core
-// machine): at 1 MiB the append took 0.64-0.66x the time of make and copy, at 256 and 512 KiB
-// 0.71-0.74x; at 8 KiB to 128 KiB it was 0.8-1.0x as fast (the growth's own work and a
-// fresh allocation's first touch cost more than the clearing), so smaller values keep the sized
-// small-tree walk (smallTreeSize, appendSmallTree), the fallback TestLoneStringMarshal checks
-// this against. Callgrind: Marshal of a 1 MiB string 141k -> 135k instructions.
-const loneCopyMin = 256 << 10
+// loneGatherMin: a lone string or bin of at least this many bytes (a Marshal of just that value)
+// is written by marshalLone: one bytes.Join of its head and its bytes, an allocation of the
+// exact size that is not cleared first and one copy, where the small-tree walk's
+// make([]byte, 0, n) clears the result before writing it. (Before, from 256 KiB up, an append to
+// the head in a 5-byte array did the same, but that array escaped: one more allocation.)
+// Measured with callgrind (go/bench cmd/prof -gc 500: GOGC=off and a collection every 500 ops
+// outside the count, so that the ops reuse freed memory, as in a running program, and pay for its
+// clearing), instructions per Marshal of test3 (an 8 KiB bin): 3123 -> 1971 (msgp 3084), of
+// which the clearing was 1205. With fresh memory (GOGC=off alone) nothing is cleared and the
+// join's loops cost about 160 instructions more than the walk, which is about what clearing 1 KiB
+// costs: hence the bound. Shorter values keep the small-tree walk (smallTreeSize,
+// appendSmallTree), the fallback TestLoneStringMarshal checks this against.
+const loneGatherMin = 1024
 
 // marshalSmallTree returns v's encoding, or false when v is not such a small tree.
 func marshalSmallTree(v any) ([]byte, bool) {
@@ -752,17 +756,23 @@ func marshalSmallTree(v any) ([]byte, bool) {
 			return out, true
 		}
 		if len(x) > smallTreeTop {
+			// (the last element first, here: an array of records or numbers is declined without
+			// the call, which cost table16 1% of its instructions)
+			if len(x) <= bulkArrayTop && bulkGuess(x[len(x)-1]) != 0 {
+				return marshalBulkArray(x)
+			}
 			return nil, false
 		}
+		if out, ok := marshalSmallGathered(x); ok {
+			return out, true
+		}
 	case string:
-		if len(x) >= loneCopyMin {
-			var h [5]byte
-			return append(AppendStringHeader(h[:0], len(x)), x...), true
+		if len(x) >= loneGatherMin {
+			return marshalLone(AppendStringHeader(make([]byte, 0, 5), len(x)), unsafe.Slice(unsafe.StringData(x), len(x))), true
 		}
 	case []byte:
-		if len(x) >= loneCopyMin {
-			var h [5]byte
-			return append(AppendBytesHeader(h[:0], len(x)), x...), true
+		if len(x) >= loneGatherMin {
+			return marshalLone(AppendBytesHeader(make([]byte, 0, 5), len(x)), x), true
 		}
 	default:
 		return nil, false
@@ -774,6 +784,51 @@ func marshalSmallTree(v any) ([]byte, bool) {
 	}
 	out := appendSmallTree(make([]byte, 0, n), v)
 	return out, true
+}
+
+// marshalLone is the head and the bytes of a lone string or bin, joined (see loneGatherMin).
+func marshalLone(head, p []byte) []byte {
+	return bytes.Join([][]byte{head, p}, nil)
+}
+
+// bulkArrayTop and bulkArrayAvg: see marshalBulkArray.
+const (
+	bulkArrayTop = 4096
+	bulkArrayAvg = 4096
+)
+
+// marshalBulkArray writes an array of more than smallTreeTop elements by a gathered write
+// (marshalGathered) when its elements look like long strings and bins of bulkArrayAvg bytes or
+// more on average, guessed from three of them (first, middle, last: bulkGuess), so that an array
+// of numbers or short strings pays three type switches; otherwise (or when the walk gives up: a
+// map inside) it returns false, for the buffered path. Measured with callgrind (go/bench
+// cmd/prof, GOGC=off, instructions per Marshal, buffered -> gathered): 100 strings of 100 B to
+// 16 KiB (utf8_strings) 201.6k -> 136.4k, 16 bins of 64 KiB (bins64k) 244.1k -> 132.9k. With
+// shorter strings the pieces cost more than the copy they save: 1000 strings of 0-4 KiB
+// (strings4k, 2 KiB on average) 355k -> 467k, of which bytes.Join 157k (about 80 instructions a
+// piece), so those keep the buffered path. A wrong guess costs no more than the buffered path:
+// the walk writes the small parts into the scratch buffer, which bytes.Join copies out once, as
+// the buffered path does.
+func marshalBulkArray(a []any) ([]byte, bool) {
+	if len(a) > bulkArrayTop {
+		return nil, false
+	}
+	if bulkGuess(a[0])+bulkGuess(a[len(a)/2])+bulkGuess(a[len(a)-1]) < 3*bulkArrayAvg {
+		return nil, false
+	}
+	return marshalGathered(a)
+}
+
+// bulkGuess is the length of a string or bin, else 0: marshalBulkArray's guess of an element's
+// size.
+func bulkGuess(x any) int {
+	switch x := x.(type) {
+	case string:
+		return len(x)
+	case []byte:
+		return len(x)
+	}
+	return 0
 }
 
 // marshalFlatArray writes an array of at most 15 int64, float64, bool or nil leaves (no strings,

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -178,12 +179,12 @@ func TestSmallTreeOneAllocation(t *testing.T) {
 	}
 }
 
-// TestLoneStringMarshal: a lone string or bin of loneCopyMin bytes or more, appended to its head
-// on the stack, and one just below, through the sized small-tree walk, are what reflection
-// writes (str32 and bin32 heads, str16 and bin16 just below 64 KiB), in an allocation of about
-// its size.
+// TestLoneStringMarshal: a lone string or bin of loneGatherMin bytes or more, joined to its head
+// (marshalLone), and one just below, through the sized small-tree walk, are what reflection
+// writes (str8/16/32 and bin8/16/32 heads on both sides of each bound), in one allocation of
+// about its size (the head's array escaped before: two).
 func TestLoneStringMarshal(t *testing.T) {
-	for _, n := range []int{loneCopyMin - 1, loneCopyMin, loneCopyMin + 7, 1 << 20, 65535, 65536} {
+	for _, n := range []int{loneGatherMin - 1, loneGatherMin, loneGatherMin + 7, 8192, 1 << 20, 65535, 65536, 255, 256} {
 		data := bytes.Repeat([]byte("0123456789abcdefg"), n/17+1)[:n]
 		for _, v := range []any{string(data), data} {
 			out, err := Marshal(v)
@@ -198,7 +199,185 @@ func TestLoneStringMarshal(t *testing.T) {
 			if cap(out)-len(out) >= 8192 { // its own allocation, not a doubled buffer
 				t.Errorf("%T of %d bytes: len %d cap %d", v, n, len(out), cap(out))
 			}
+			if a := testing.AllocsPerRun(20, func() { Marshal(v) }); a != 1 {
+				t.Errorf("%T of %d bytes: %v allocations", v, n, a)
+			}
 		}
+	}
+}
+
+// TestGatheredMarshal: trees of long strings and bins written by marshalGathered (pieces joined)
+// are what the buffered path and reflection write, for pieces on both sides of gatherMinPiece
+// and of every head size, nested arrays and every leaf the walk takes; trees it does not take
+// (a map inside, other types, too deep) are declined and still encoded right by Marshal.
+func TestGatheredMarshal(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	sizes := []int{0, 1, 31, 32, gatherMinPiece - 1, gatherMinPiece, 255, 256, 4096, 65535, 65536, 70000}
+	leaf := func() any {
+		n := sizes[r.Intn(len(sizes))]
+		switch r.Intn(9) {
+		case 0, 1, 2:
+			return strings.Repeat(string(rune('a'+r.Intn(26))), n)
+		case 3, 4:
+			b := make([]byte, n)
+			r.Read(b)
+			return b
+		case 5:
+			return []byte(nil)
+		case 6:
+			return int64(r.Uint64()) >> r.Intn(64)
+		case 7:
+			return r.NormFloat64()
+		}
+		return []any{nil, true, uint64(1 << 63), -7, []any(nil)}
+	}
+	for i := 0; i < 300; i++ {
+		a := make([]any, 1+r.Intn(40))
+		for j := range a {
+			a[j] = leaf()
+			if r.Intn(6) == 0 {
+				a[j] = []any{leaf(), leaf(), []any{leaf()}}
+			}
+		}
+		buffered := bufferedMarshal(t, a)
+		var slow []byte
+		withReflection(func() { slow, _ = Marshal(a) })
+		if !bytes.Equal(buffered, slow) {
+			t.Fatalf("buffered path and reflection differ")
+		}
+		if out, ok := marshalGathered(a); ok && !bytes.Equal(out, buffered) {
+			t.Fatalf("%d: gathered %d bytes differ from the buffered path's %d", i, len(out), len(buffered))
+		}
+		if out, err := Marshal(a); err != nil || !bytes.Equal(out, buffered) {
+			t.Fatalf("%d: Marshal differs from the buffered path (%v)", i, err)
+		}
+	}
+	long := strings.Repeat("x", 4096)
+	if out, ok := marshalGathered([]any{long, long}); !ok || len(out) != 2*4099+1 {
+		t.Fatalf("two long strings not gathered: %v %d", ok, len(out))
+	}
+	deep := any(long)
+	for range gatherDepth + 1 {
+		deep = []any{deep}
+	}
+	for _, v := range []any{
+		[]any{long, map[string]any{"a": long}},
+		[]any{long, int32(1)},
+		[]any{strings.Repeat("y", gatherMinTotal-1)},
+		deep,
+	} {
+		out, err := Marshal(v)
+		var slow []byte
+		withReflection(func() { slow, _ = Marshal(v) })
+		if err != nil || !bytes.Equal(out, slow) {
+			t.Fatalf("Marshal differs from reflection (%v)", err)
+		}
+	}
+	if _, ok := marshalGathered([]any{long, map[string]any{"a": long}}); ok {
+		t.Error("a map inside taken")
+	}
+	if _, ok := marshalGathered(deep); ok {
+		t.Error("too deep taken")
+	}
+	if _, ok := marshalGathered([]any{strings.Repeat("y", gatherMinTotal-1)}); ok {
+		t.Error("pieces under gatherMinTotal taken")
+	}
+	// The small arrays' version (marshalSmallGathered): random small trees with a long leaf at
+	// the top against the small-tree path, and what it declines.
+	for i := 0; i < 300; i++ {
+		a := make([]any, 1+r.Intn(smallTreeTop))
+		for j := range a {
+			a[j] = leaf()
+		}
+		a[r.Intn(len(a))] = strings.Repeat("L", loneGatherMin+r.Intn(3000))
+		budget := smallTreeNodes
+		n, ok := smallTreeSize(a, 0, &budget)
+		out, gok := marshalSmallGathered(a)
+		if gok != ok && !(ok && countPieces(a) > smallPieces) {
+			t.Fatalf("%d: gathered %v, small tree %v", i, gok, ok)
+		}
+		if gok && !bytes.Equal(out, appendSmallTree(make([]byte, 0, n), a)) {
+			t.Fatalf("%d: gathered and small-tree bytes differ", i)
+		}
+	}
+	five := []any{long, long, long, long, long}
+	for _, v := range [][]any{five, {long, map[string]any{}}, {long, int32(1)}, {deep, long}, {int64(1), "short"}} {
+		if _, ok := marshalSmallGathered(v); ok {
+			t.Errorf("small: %d elements taken", len(v))
+		}
+	}
+	if out, ok := marshalSmallGathered(five[:4]); !ok || !bytes.Equal(out, bufferedMarshal(t, five[:4])) {
+		t.Error("four pieces not taken, or wrong")
+	}
+	// Marshal takes it for an array of more than smallTreeTop long strings, and for a small tree
+	// that is mostly one bin (Test4's shape): one allocation, the result's.
+	var arr any = []any{long, long, long, long, long, long, long, long, long, long, long, long, long, long, long, long, long}
+	var t4 any = []any{[]any{int64(1), int64(2)}, []any{int64(-1), int64(-2)}, make([]byte, 8192)}
+	for _, v := range []any{arr, t4} {
+		if n := testing.AllocsPerRun(20, func() { Marshal(v) }); n != 1 && !raceEnabled {
+			t.Errorf("%d allocations", int(n))
+		}
+		out, _ := Marshal(v)
+		if !bytes.Equal(out, bufferedMarshal(t, v)) || cap(out) != len(out) {
+			t.Errorf("differs from the buffered path, or not its exact size (len %d cap %d)", len(out), cap(out))
+		}
+	}
+}
+
+// countPieces counts the strings and bins of gatherMinPiece bytes or more in a tree.
+func countPieces(x any) int {
+	switch x := x.(type) {
+	case string:
+		if len(x) >= gatherMinPiece {
+			return 1
+		}
+	case []byte:
+		if len(x) >= gatherMinPiece {
+			return 1
+		}
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += countPieces(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// bufferedMarshal is Marshal by the buffered path alone (encodeState.appendAny), the fallback of
+// the small-tree, lone and gathered paths.
+func bufferedMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	e := encodeStatePool.Get().(*encodeState)
+	e.buf, e.err, e.flags, e.depth = e.buf[:0], nil, 0, 0
+	e.encode(v)
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	out := cloneBytes(e.buf)
+	e.forgetShapes()
+	encodeStatePool.Put(e)
+	return out
+}
+
+// TestGatheredKeepsNothing: the pooled gather state lets go of the caller's bytes when Marshal
+// returns (a piece left in it would keep a large bin alive for as long as the pool keeps the
+// state, through one garbage collection at least).
+func TestGatheredKeepsNothing(t *testing.T) {
+	done := make(chan struct{})
+	func() {
+		big := make([]byte, 1<<20)
+		runtime.SetFinalizer(&big[0], func(*byte) { close(done) })
+		if _, ok := marshalGathered([]any{big, big}); !ok {
+			t.Fatal("not gathered")
+		}
+	}()
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the bin is still reachable after one collection")
 	}
 }
 

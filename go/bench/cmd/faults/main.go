@@ -22,6 +22,7 @@ func main() {
 	op := flag.String("op", "unmarshal", "marshal or unmarshal")
 	n := flag.Int("n", 200, "iterations per round")
 	rounds := flag.Int("rounds", 10, "rounds")
+	floor := flag.Bool("floor", false, "add floor sides for marshal: floor-append (append of mpk's output bytes to a nil slice: one allocation of the exact size, only its tail cleared) and floor-make (make of that size, cleared, then copy)")
 	flag.Parse()
 	os.Setenv("MPK_BENCH_ONLY", *name)
 	os.Setenv("MPK_BENCH_NOCHECK", "1")
@@ -54,6 +55,9 @@ func main() {
 				break
 			}
 		}
+	}
+	if *floor && *op == "marshal" && len(sel) > 0 {
+		sel = append(sel, bench.FloorSides(sel)...)
 	}
 	type acc struct {
 		ut, st, min time.Duration

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -19,6 +20,7 @@ func main() {
 	op := flag.String("op", "marshal", "marshal or unmarshal")
 	n := flag.Int("n", 100, "iterations")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	gcEvery := flag.Int("gc", 0, "with GOGC=off: collect (runtime.GC) every this many ops, outside runLoop, so that the ops reuse freed memory as under a running collector (and pay its clearing) while the collector's own work stays out of the count")
 	variant := flag.String("variant", "", "the case's variant (\"any\" for the `any` tree of a workload that also has a typed case, such as product)")
 	flag.Parse()
 	os.Setenv("MPK_BENCH_ONLY", *name)
@@ -41,10 +43,14 @@ func main() {
 		if c.Name != *name || c.Variant != *variant {
 			continue
 		}
+		sides := c.Sides
 		if *side == "floor" && *op == "unmarshal" {
-			c.Sides = append(c.Sides, bench.FloorSide(c.Sides[0].Input))
+			sides = append(sides, bench.FloorSide(c.Sides[0].Input))
 		}
-		for _, s := range c.Sides {
+		if !c.Typed && len(sides) > 0 {
+			sides = append(sides, bench.FloorSides(c.Sides)...)
+		}
+		for _, s := range sides {
 			if s.Name != *side {
 				continue
 			}
@@ -57,7 +63,14 @@ func main() {
 				defer pprof.StopCPUProfile()
 			}
 			t0 := time.Now()
-			runLoop(s, *op == "marshal", *n)
+			if *gcEvery > 0 {
+				for done := 0; done < *n; done += *gcEvery {
+					runtime.GC()
+					runLoop(s, *op == "marshal", min(*gcEvery, *n-done))
+				}
+			} else {
+				runLoop(s, *op == "marshal", *n)
+			}
 			fmt.Printf("%s/%s/%s: %v per op\n", c.Name, *op, s.Name, time.Since(t0)/time.Duration(*n))
 			return
 		}
