@@ -28,6 +28,7 @@ const rounds = Number(arg("rounds", 61));
 const windowMs = Number(arg("window-ms", 4));
 const basePath = arg("base", "");
 const profile = process.argv.includes("--profile");
+const jsFlags = arg("js-flags", ""); // e.g. --js-flags=--trace-deopt (V8's output goes to Chromium's stderr)
 const ids = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const dir = resolve(here, "..", "..", "build", "bench-workloads");
 const chosen = ids.length ? ids : ["product", "products100", "rb_twitter", "c_strings", "utf8_strings", "twitter", "citm_catalog", "js_msgpack_lite_example", "js_msgpackr_example4", "js_sample_large", "js_sample_large_scored"];
@@ -113,7 +114,8 @@ const files = {
   "/floor.js": ["text/javascript", bundle.outputFiles[0].text],
 };
 const us = (x) => `${x.toFixed(1)} µs`;
-await withChromiumPage(files, {}, async (page) => {
+const bundleLines = bundle.outputFiles[0].text.split("\n");
+await withChromiumPage(files, { jsFlags }, async (page) => {
   for (const [id, text, b64] of workloads) {
     const longStrs = await page.evaluate(([t, b]) => globalThis.floorSetup(t, b), [text, b64]);
     const m = await page.evaluate(([r, w]) => globalThis.floorRun(r, w), [rounds, windowMs]);
@@ -143,5 +145,17 @@ async function profileMpk(page) {
     total += t;
   }
   for (const [k, t] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+  // the source lines with the most samples (positionTicks: lines of the page's bundle)
+  const lines = new Map();
+  let ticks = 0;
+  for (const node of p.nodes) for (const { line, ticks: n } of node.positionTicks ?? []) {
+    const key = `${node.callFrame.functionName || "(anonymous)"}:${line}`;
+    lines.set(key, (lines.get(key) ?? 0) + n);
+    ticks += n;
+  }
+  for (const [k, n] of [...lines.entries()].sort((a, b) => b[1] - a[1]).slice(0, 16)) {
+    const line = Number(k.slice(k.lastIndexOf(":") + 1));
+    console.log(`    ${((100 * n) / ticks).toFixed(1).padStart(5)}% line ${k}  ${(bundleLines[line - 1] ?? "").trim().slice(0, 110)}`);
+  }
   await cdp.detach();
 }
