@@ -104,6 +104,22 @@ describe("the key cache", () => {
     }
   });
 
+  test("families of keys with the same length, first and last four bytes, in turn (the slot and its twin)", () => {
+    // profile_link_color and profile_text_color are one such family in twitter.json; a third member
+    // takes turns with the second in the twin slot; the values are short strs of the same shape
+    const family = ["profile_link_color", "profile_text_color", "profile_fill_color", "profile_linkXcolor"];
+    for (const k of [2, 3, 4]) {
+      const keys = family.slice(0, k);
+      const records = Array.from({ length: 40 }, (_, i) => Object.fromEntries(keys.map((key, j) => [key, j === i % k ? `v${key}` : i])));
+      // the same records twice in one input and in two inputs: hits in the slot and its twin
+      assert.deepEqual(decode(encode([records, records])), [records, records], `${k} keys`);
+      assert.deepEqual(decode(encode(records)), records, `${k} keys`);
+      // and in a Map (keys that are not all strs go to a Map; str keys still through the cache)
+      const mixed = new Map<unknown, unknown>([[1, 1], ...keys.map((key) => [key, key] as [string, string])]);
+      assert.deepEqual(decode(encode([mixed, mixed])), [mixed, mixed]);
+    }
+  });
+
   test("non-ASCII keys and invalid UTF-8 keys", () => {
     const keys = ["é", "日本", "€uro", "ñandú-ñandú", "😀", "a😀b", "日本語のキー日本語"];
     const obj = Object.fromEntries(keys.map((k, i) => [k, i]));
