@@ -16,7 +16,7 @@
 // sampling profiler through the DevTools protocol).
 // --base=<a copy of js/src> adds that tree's decode ("base"), for A/B work in the browser.
 //   node js/bench/floor-browser.mjs [--rounds=61] [--window-ms=4] [--base=/tmp/mpk-src-before] [id...]
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -28,6 +28,9 @@ const rounds = Number(arg("rounds", 61));
 const windowMs = Number(arg("window-ms", 4));
 const basePath = arg("base", "");
 const profile = process.argv.includes("--profile");
+const cpuAll = process.argv.includes("--cpu-all-threads");
+const cpu = cpuAll || process.argv.includes("--cpu");
+const jsFlags = arg("js-flags", ""); // e.g. --js-flags=--trace-deopt (V8's output goes to Chromium's stderr)
 const ids = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const dir = resolve(here, "..", "..", "build", "bench-workloads");
 const chosen = ids.length ? ids : ["product", "products100", "rb_twitter", "c_strings", "utf8_strings", "twitter", "citm_catalog", "js_msgpack_lite_example", "js_msgpackr_example4", "js_sample_large", "js_sample_large_scored"];
@@ -97,6 +100,9 @@ globalThis.floorSetup = (text, b64) => {
   return P.ends.length;
 };
 globalThis.floorLoop = (ms) => { const t0 = performance.now(); while (performance.now() - t0 < ms) globalThis.kept = globalThis.floorCodecs.mpk(); };
+globalThis.floorCalls = (k, ms) => { const fn = globalThis.floorCodecs[k]; let n = 0; const t0 = performance.now(); do { globalThis.kept = fn(); n++; } while (performance.now() - t0 < ms); return n; };
+globalThis.floorRepeat = (k, n) => { const fn = globalThis.floorCodecs[k]; for (let i = 0; i < n; i++) globalThis.kept = fn(); return n; };
+globalThis.floorNames = () => Object.keys(globalThis.floorCodecs);
 globalThis.floorRun = (rounds, windowMs) => {
   const codecs = globalThis.floorCodecs;
   const time = (fn, ms) => { let n = 0; const t0 = performance.now(); let t; do { globalThis.kept = fn(); n++; t = performance.now(); } while (t - t0 < ms); return ((t - t0) * 1000) / n; };
@@ -113,16 +119,81 @@ const files = {
   "/floor.js": ["text/javascript", bundle.outputFiles[0].text],
 };
 const us = (x) => `${x.toFixed(1)} µs`;
-await withChromiumPage(files, {}, async (page) => {
+const bundleLines = bundle.outputFiles[0].text.split("\n");
+await withChromiumPage(files, { jsFlags }, async (page) => {
   for (const [id, text, b64] of workloads) {
     const longStrs = await page.evaluate(([t, b]) => globalThis.floorSetup(t, b), [text, b64]);
-    const m = await page.evaluate(([r, w]) => globalThis.floorRun(r, w), [rounds, windowMs]);
+    const m = cpu ? await cpuRun(page) : await page.evaluate(([r, w]) => globalThis.floorRun(r, w), [rounds, windowMs]);
     const floor = m.build + m.strs;
     const ab = m.base ? ` | base/mpk ${(m.base / m.mpk).toFixed(2)}` : "";
     console.log(`${id}: mpk ${us(m.mpk)} | JSON ${us(m.JSON)} (JSON/mpk ${(m.JSON / m.mpk).toFixed(2)}) | build ${us(m.build)} + strs ${us(m.strs)} (${longStrs} strs > 16 B) = floor ${us(floor)}: JSON/floor ${(m.JSON / floor).toFixed(2)}, mpk/floor ${(m.mpk / floor).toFixed(2)}${ab}`);
     if (profile) await profileMpk(page);
   }
 });
+
+/**
+ * --cpu: each codec timed by the CPU time of Chromium's renderer main thread (from
+ * /proc/<pid>/task/<pid>/schedstat, in ns; --cpu-all-threads adds its other threads: GC helpers,
+ * the compiler's), not by the page's clock: on a machine shared with
+ * other work the time the renderer waits for a core is then not counted, as process.cpuUsage
+ * does for the Node tools. Each sample is a fixed count of calls (about 4 windows' worth), minus
+ * the same page round trip with no calls; medians of `rounds` samples, interleaved.
+ */
+function descendants(root) {
+  const parent = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {}
+  }
+  const out = [];
+  for (const pid of parent.keys()) {
+    let p = pid;
+    while (p > 1 && p !== root) p = parent.get(p) ?? 0;
+    if (p === root && pid !== root) out.push(pid);
+  }
+  return out;
+}
+function renderers() {
+  return descendants(process.pid).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--type=renderer"); } catch { return false; }
+  });
+}
+function cpuNs(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    // the main thread (where the page's JavaScript runs) unless --cpu-all-threads
+    let tids = [String(pid)];
+    if (cpuAll) try { tids = readdirSync(`/proc/${pid}/task`); } catch {}
+    for (const tid of tids) {
+      try { ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]); } catch {}
+    }
+  }
+  return ns;
+}
+async function cpuRun(page) {
+  const pids = renderers();
+  const names = await page.evaluate(() => globalThis.floorNames());
+  const counts = {};
+  for (const k of names) counts[k] = Math.max(1, await page.evaluate(([k, ms]) => globalThis.floorCalls(k, ms), [k, 4 * windowMs]));
+  const sample = async (k, n) => {
+    const t0 = cpuNs(pids);
+    await page.evaluate(([k, n]) => globalThis.floorRepeat(k, n), [k, n]);
+    return cpuNs(pids) - t0;
+  };
+  const samples = Object.fromEntries(names.map((k) => [k, []]));
+  const empty = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = r & 1 ? [...names].reverse() : names;
+    empty.push(await sample(names[0], 0));
+    for (const k of order) samples[k].push(await sample(k, counts[k]));
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const e = med(empty);
+  return Object.fromEntries(names.map((k) => [k, Math.max(0, med(samples[k]) - e) / counts[k] / 1000]));
+}
 
 async function profileMpk(page) {
   const cdp = await page.context().newCDPSession(page);
@@ -143,5 +214,17 @@ async function profileMpk(page) {
     total += t;
   }
   for (const [k, t] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+  // the source lines with the most samples (positionTicks: lines of the page's bundle)
+  const lines = new Map();
+  let ticks = 0;
+  for (const node of p.nodes) for (const { line, ticks: n } of node.positionTicks ?? []) {
+    const key = `${node.callFrame.functionName || "(anonymous)"}:${line}`;
+    lines.set(key, (lines.get(key) ?? 0) + n);
+    ticks += n;
+  }
+  for (const [k, n] of [...lines.entries()].sort((a, b) => b[1] - a[1]).slice(0, 16)) {
+    const line = Number(k.slice(k.lastIndexOf(":") + 1));
+    console.log(`    ${((100 * n) / ticks).toFixed(1).padStart(5)}% line ${k}  ${(bundleLines[line - 1] ?? "").trim().slice(0, 110)}`);
+  }
   await cdp.detach();
 }

@@ -3,7 +3,7 @@
 // made to hit them, and every truncation of those values.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decode, Decoder, encode, ExtensionCodec } from "../src/index.js";
+import { decode, Decoder, encode, ExtensionCodec, Float } from "../src/index.js";
 import { errorOf } from "./support/errorOf.js";
 
 
@@ -104,6 +104,22 @@ describe("the key cache", () => {
     }
   });
 
+  test("families of keys with the same length, first and last four bytes, in turn (the slot and its twin)", () => {
+    // profile_link_color and profile_text_color are one such family in twitter.json; a third member
+    // takes turns with the second in the twin slot; the values are short strs of the same shape
+    const family = ["profile_link_color", "profile_text_color", "profile_fill_color", "profile_linkXcolor"];
+    for (const k of [2, 3, 4]) {
+      const keys = family.slice(0, k);
+      const records = Array.from({ length: 40 }, (_, i) => Object.fromEntries(keys.map((key, j) => [key, j === i % k ? `v${key}` : i])));
+      // the same records twice in one input and in two inputs: hits in the slot and its twin
+      assert.deepEqual(decode(encode([records, records])), [records, records], `${k} keys`);
+      assert.deepEqual(decode(encode(records)), records, `${k} keys`);
+      // and in a Map (keys that are not all strs go to a Map; str keys still through the cache)
+      const mixed = new Map<unknown, unknown>([[1, 1], ...keys.map((key) => [key, key] as [string, string])]);
+      assert.deepEqual(decode(encode([mixed, mixed])), [mixed, mixed]);
+    }
+  });
+
   test("non-ASCII keys and invalid UTF-8 keys", () => {
     const keys = ["é", "日本", "€uro", "ñandú-ñandú", "😀", "a😀b", "日本語のキー日本語"];
     const obj = Object.fromEntries(keys.map((k, i) => [k, i]));
@@ -177,6 +193,59 @@ describe("long arrays of float pairs", () => {
       assert.deepEqual([e.kind, e.offset], [general.kind, general.offset], `cut at ${k}`);
       assert.equal(e.kind, "truncated");
     }
+  });
+});
+
+describe("long arrays of floats", () => {
+  const f64 = (x: number) => {
+    const b = new DataView(new ArrayBuffer(8));
+    b.setFloat64(0, x);
+    return "cb" + Array.from(new Uint8Array(b.buffer), (c) => c.toString(16).padStart(2, "0")).join("");
+  };
+  const f32 = (x: number) => {
+    const b = new DataView(new ArrayBuffer(4));
+    b.setFloat32(0, x);
+    return "ca" + Array.from(new Uint8Array(b.buffer), (c) => c.toString(16).padStart(2, "0")).join("");
+  };
+  // float 64s and 32s, then other values among them (an int, nil, a str, a nested array, a pair)
+  const tokens: Array<[string, unknown]> = [
+    [f64(1.5), 1.5], [f64(-0), -0], [f64(NaN), NaN], [f32(0.25), 0.25], [f64(1e300), 1e300], [f32(-3.5), -3.5],
+    ["05", 5], [f64(0.1), 0.1], ["c0", null], ["a161", "a"], ["92" + f64(1) + f64(2), [1, 2]], [f32(Infinity), Infinity], [f64(-2.75), -2.75],
+  ];
+  const a = arrayOf(tokens.map(([t]) => t));
+  const values = tokens.map(([, v]) => v);
+
+  test("floats and whatever else follows decode as the general path does", () => {
+    assert.deepEqual(decode(a.bytes), values);
+    // starting with a float 32 takes the same path
+    const b = arrayOf(tokens.slice(3).map(([t]) => t));
+    assert.deepEqual(decode(b.bytes), values.slice(3));
+    // exact mode (the general path, read() for each element): Float objects of the right size
+    const exact = decode(a.bytes, { exact: true }) as Array<{ value: number; bits: number }>;
+    assert.deepEqual([exact[0]!.value, exact[0]!.bits, exact[3]!.value, exact[3]!.bits], [1.5, 64, 0.25, 32]);
+    const plain = (x: unknown): unknown => (Array.isArray(x) ? x.map(plain) : x instanceof Float ? x.value : x);
+    assert.deepEqual(plain(exact), values);
+  });
+
+  test("round trip of a large array of doubles", () => {
+    const xs = Array.from({ length: 5000 }, (_, i) => Math.sin(i) * 1000 + 0.5);
+    assert.deepEqual(decode(encode(xs)), xs);
+  });
+
+  test("every cut fails as on the general path (exact mode, which reads every float on its own)", () => {
+    for (let k = 0; k < a.bytes.length; k++) {
+      const e = errorOf(() => decode(a.bytes.subarray(0, k)));
+      const general = errorOf(() => decode(a.bytes.subarray(0, k), { exact: true }));
+      assert.deepEqual([e.kind, e.offset], [general.kind, general.offset], `cut at ${k}`);
+      assert.equal(e.kind, "truncated");
+    }
+  });
+
+  test("the depth limit still applies to a nested array among the floats", () => {
+    assert.deepEqual(decode(a.bytes, { maxDepth: 2 }), values);
+    const deep = errorOf(() => decode(a.bytes, { maxDepth: 1 }));
+    assert.equal(deep.kind, "depth_limit");
+    assert.equal(deep.offset, a.heads[10]);
   });
 });
 
