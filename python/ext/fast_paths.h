@@ -465,16 +465,42 @@ MPK__INLINE PyObject *mpkpy_dict_from_template(PyObject *tmpl, PyObject *const *
 #endif
 
 /* ---- lists ---------------------------------------------------------------------------------------
- * An empty list with room for n items, to be filled in order (items[i] = ...) and then given its
- * size (Py_SET_SIZE). PyList_New(n) zeroes its slots through calloc, a call and a pass over memory
- * that the items overwrite anyway (on [1, 2]: about 40 of its 113 instructions). While it is being
- * filled the list says it is empty, so the collector and any hook that finds it (gc.get_objects)
- * see no unset slot. The fallback is PyList_New(n) (zeroed slots) given the size 0 the same way. */
-MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n)
+ * An empty, untracked list with room for n items, to be filled in order (items[i] = ...), then
+ * given its size (Py_SET_SIZE) and handed to the collector (PyObject_GC_Track, decoder.c fill_end).
+ * PyList_New(n) zeroes its slots through calloc, a call and a pass over memory that the items
+ * overwrite anyway (on [1, 2]: about 40 of its 113 instructions); here PyList_New(0) and the slots
+ * from PyMem_Malloc. While it is being filled the list says it is empty, so a deallocation on an
+ * error releases only the items set so far (the caller sets the size first).
+ * `fresh` (the decoder passes it for inputs over 256 bytes): with the list layout of 3.11-3.13
+ * (with the GIL) the object comes from PyObject_GC_New, which returns it untracked, instead of
+ * PyList_New: a large decode empties CPython's list freelist after its first 80 lists anyway, and
+ * PyList_New then pays the freelist's lookup (on 3.12/3.13 the interpreter's or thread's state,
+ * read through __tls_get_addr in a shared libpython), its tracking and our untracking right after,
+ * for nothing. A small message keeps PyList_New: its one list comes from the freelist and goes
+ * back to it, cheaper than an allocation and a free (callgrind, 3.12, [1, 2] unpack: 787
+ * instructions with PyList_New, 930 with PyObject_GC_New). Measured on documents: see
+ * bench/README.md ("Session 9"). The fallback is PyList_New(n) (zeroed slots), given the size 0
+ * and untracked. */
+MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n, int fresh)
 {
-#ifdef MPKPY_FAST_ANY
-    PyObject *list = PyList_New(0);
-    if (!list || n == 0) return list;
+#if defined(MPKPY_FAST_ANY)
+    PyObject *list;
+#if defined(MPKPY_HAND_BUILT) && !defined(Py_GIL_DISABLED)
+    if (fresh) {
+        list = (PyObject *)PyObject_GC_New(PyListObject, &PyList_Type);
+        if (!list) return NULL;
+        ((PyListObject *)list)->ob_item = NULL; /* a valid empty list before anything can fail */
+        ((PyListObject *)list)->allocated = 0;
+        Py_SET_SIZE(list, 0);
+    } else
+#endif
+    {
+        (void)fresh;
+        list = PyList_New(0);
+        if (!list) return NULL;
+        PyObject_GC_UnTrack(list);
+    }
+    if (n == 0) return list;
     PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
                            ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
     if (!items) {
@@ -485,9 +511,34 @@ MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n)
     ((PyListObject *)list)->allocated = n;
     return list;
 #else
+    (void)fresh;
     PyObject *list = PyList_New(n);
-    if (list) Py_SET_SIZE(list, 0); /* empty until filled, as above */
+    if (list) {
+        Py_SET_SIZE(list, 0); /* empty until filled, as above */
+        PyObject_GC_UnTrack(list);
+    }
     return list;
+#endif
+}
+
+/* ---- a decoded float ----------------------------------------------------------------------------
+ * PyFloat_FromDouble pops CPython's float freelist, whose state on 3.12/3.13 is the interpreter's
+ * or the thread's, read through __tls_get_addr in a shared libpython (the pyenv builds), and then
+ * calls _Py_NewReference; on 3.11-3.13 (MPKPY_HAND_BUILT) the float is built here: one
+ * PyObject_Malloc (the allocator float objects come from when the freelist is empty, so
+ * tracemalloc and the allocator hooks see it; float_dealloc takes it back either way), the type,
+ * a count of 1, the value. Measured with callgrind (3.12, instructions per unpackb): see
+ * bench/README.md ("Session 9"). Elsewhere PyFloat_FromDouble. */
+MPK__INLINE PyObject *mpkpy_float(double v)
+{
+#ifdef MPKPY_HAND_BUILT
+    PyFloatObject *f = (PyFloatObject *)PyObject_Malloc(sizeof(PyFloatObject));
+    if (UNLIKELY(f == NULL)) return PyErr_NoMemory();
+    mpkpy_init_static((PyObject *)f, &PyFloat_Type);
+    f->ob_fval = v;
+    return mpkpy_report_new((PyObject *)f);
+#else
+    return PyFloat_FromDouble(v);
 #endif
 }
 
