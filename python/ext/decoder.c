@@ -799,10 +799,13 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
     PyObject *seq;
     if (LIKELY(o->use_list)) {
         /* a decode of more than 256 bytes (mpkpy_decode gave it the inline list of deferred
-         * containers): lists from a fresh allocation (mpkpy_list_unfilled) and runs of floats
-         * (decode_float_run); a small message, whose lists are few and short, skips both */
+         * containers): runs of floats (decode_float_run), and after its first lists (as many as
+         * CPython's list freelist holds, which the previous value's lists may have filled) lists
+         * from a fresh allocation (mpkpy_list_unfilled); a small message skips both */
         int large = d->done != NULL;
-        seq = mpkpy_list_unfilled(n, large); /* untracked until fill_end */
+        int tracked = !large && d->small_lists_tracked;
+        seq = tracked ? mpkpy_list_unfilled_tracked(n)
+                      : mpkpy_list_unfilled(n, large && --d->freelist_lists < 0); /* untracked until fill_end */
         if (!seq) return NULL;
         PyObject **items = ((PyListObject *)seq)->ob_item;
         Py_ssize_t i = 0;
@@ -827,7 +830,7 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
             items[i] = item;
         }
         Py_SET_SIZE(seq, n);
-        fill_end(d, seq);
+        if (!tracked) fill_end(d, seq);
     } else if (n == 0) {
         seq = PyTuple_New(0); /* a shared singleton: never untracked or tracked here */
         if (!seq) return NULL;
@@ -1287,6 +1290,7 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
 
 PyObject *mpkpy_decode(mpkpy_decoder *d)
 {
+    d->small_lists_tracked = 0;
     d->owed = 0;
     d->nkv = 0;
     d->defer = 0;
@@ -1305,6 +1309,7 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
     d->defer = MPKPY_DEFER_TRACKING && !o->object_hook && !o->object_pairs_hook && !o->list_hook;
     d->done = d->done_inline;
     d->done_cap = MPKPY_DONE_INLINE;
+    d->freelist_lists = MPKPY_LIST_FREELIST;
     PyObject *r = decode_value(d, 0);
     if (d->defer) finish_tracking(d);
     Py_LeaveRecursiveCall();
@@ -1319,6 +1324,7 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
 PyObject *mpkpy_decode_defaults(mpkpy_decoder *d)
 {
     if (d->end - d->p > 256) return mpkpy_decode(d);
+    d->small_lists_tracked = 1; /* no hook: see mpkpy_list_unfilled_tracked */
     d->owed = 0;
     d->nkv = 0;
     d->defer = 0;

@@ -471,16 +471,18 @@ MPK__INLINE PyObject *mpkpy_dict_from_template(PyObject *tmpl, PyObject *const *
  * overwrite anyway (on [1, 2]: about 40 of its 113 instructions); here PyList_New(0) and the slots
  * from PyMem_Malloc. While it is being filled the list says it is empty, so a deallocation on an
  * error releases only the items set so far (the caller sets the size first).
- * `fresh` (the decoder passes it for inputs over 256 bytes): with the list layout of 3.11-3.13
- * (with the GIL) the object comes from PyObject_GC_New, which returns it untracked, instead of
- * PyList_New: a large decode empties CPython's list freelist after its first 80 lists anyway, and
- * PyList_New then pays the freelist's lookup (on 3.12/3.13 the interpreter's or thread's state,
- * read through __tls_get_addr in a shared libpython), its tracking and our untracking right after,
- * for nothing. A small message keeps PyList_New: its one list comes from the freelist and goes
- * back to it, cheaper than an allocation and a free (callgrind, 3.12, [1, 2] unpack: 787
- * instructions with PyList_New, 930 with PyObject_GC_New). Measured on documents: see
- * bench/README.md ("Session 9"). The fallback is PyList_New(n) (zeroed slots), given the size 0
- * and untracked. */
+ * `fresh` (the decoder passes it for the lists of an input over 256 bytes after its first
+ * MPKPY_LIST_FREELIST): with the list layout of 3.11-3.13 (with the GIL) the object comes from
+ * PyObject_GC_New, which returns it untracked, instead of PyList_New: CPython's list freelist
+ * holds 80 lists (PyList_MAXFREELIST), so a decode of more finds it empty, and PyList_New then
+ * pays the freelist's lookup (on 3.12/3.13 the interpreter's or thread's state, read through
+ * __tls_get_addr in a shared libpython), its tracking and our untracking right after, for
+ * nothing. The first lists (and a small message's) keep PyList_New: from the freelist and back
+ * to it is cheaper than an allocation and a free (callgrind, 3.12: [1, 2] unpack 787
+ * instructions with PyList_New, 930 with PyObject_GC_New; 100 Products 383k with PyList_New
+ * only, 396k with PyObject_GC_New for every list). Measured on documents: see bench/README.md
+ * ("Session 9"). The fallback is PyList_New(n) (zeroed slots), given the size 0 and untracked. */
+#define MPKPY_LIST_FREELIST 80
 MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n, int fresh)
 {
 #if defined(MPKPY_FAST_ANY)
@@ -517,6 +519,35 @@ MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n, int fresh)
         Py_SET_SIZE(list, 0); /* empty until filled, as above */
         PyObject_GC_UnTrack(list);
     }
+    return list;
+#endif
+}
+
+/* The same list left tracked, for unpackb's small messages under its default options (no hook,
+ * so no Python code of the user's runs while the list is filled): PyList_New tracks the list, and
+ * untracking it for the fill and tracking it again after cost two calls (on 3.12/3.13 each reads
+ * the interpreter's state through __tls_get_addr): callgrind, 3.12, [1, 2] unpack 794 -> 748
+ * instructions. A collection that runs meanwhile (another thread, or the ExtType or Timestamp
+ * class's Python code) finds the list empty: its items are set beyond its size, which only makes
+ * them look referenced from outside, never collectable. Not a layout trick: plain API on every
+ * version, the portable build included. */
+MPK__INLINE PyObject *mpkpy_list_unfilled_tracked(Py_ssize_t n)
+{
+#ifndef MPKPY_FAST_ANY
+    PyObject *list = PyList_New(n);
+    if (list) Py_SET_SIZE(list, 0); /* empty until filled */
+    return list;
+#else
+    PyObject *list = PyList_New(0);
+    if (!list || n == 0) return list;
+    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
+                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
+    if (!items) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    ((PyListObject *)list)->ob_item = items;
+    ((PyListObject *)list)->allocated = n;
     return list;
 #endif
 }
