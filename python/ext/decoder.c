@@ -667,7 +667,7 @@ MPK__INLINE PyObject *decode_element(mpkpy_decoder *d, Py_ssize_t depth)
                     double f;
                     memcpy(&f, &bits, 8);
                     d->p = h + 9;
-                    return PyFloat_FromDouble(f);
+                    return mpkpy_float(f);
                 }
                 break;
             case 0xcd:
@@ -756,6 +756,40 @@ static MPK__NOINLINE PyObject *decode_array_unsized(mpkpy_decoder *d, Py_ssize_t
     return seq;
 }
 
+/* A run of float 64s at the start of an array's elements, read into items[0..] without the
+ * per-element dispatch of decode_element (which tests the fixint, fixstr and container heads
+ * before it reaches the float's case) and without the owed count's update per element (a float
+ * opens no container). Arrays of coordinates (GeoJSON, canada.json: [lon, lat] pairs, rings of
+ * them) are mostly such runs. Returns how many were read (d->p advanced past them; the caller
+ * reads the rest, if any, the usual way), or -1 with MemoryError after `*got` items. Measured with
+ * callgrind, 3.12, instructions per unpackb: see bench/README.md ("Session 9"). The portable build
+ * reads every element through decode_element (FLOAT_RUNS 0). */
+#ifdef MPKPY_PORTABLE
+#define FLOAT_RUNS 0
+#else
+#define FLOAT_RUNS 1
+#endif
+static Py_ssize_t decode_float_run(mpkpy_decoder *d, PyObject **items, Py_ssize_t n, Py_ssize_t *got)
+{
+    const uint8_t *p = d->p, *end = d->end;
+    Py_ssize_t i = 0;
+    while (i < n && end - p >= 9 && *p == 0xcb) {
+        uint64_t bits = mpk__load64(p + 1);
+        double f;
+        memcpy(&f, &bits, 8);
+        PyObject *o = mpkpy_float(f);
+        if (UNLIKELY(o == NULL)) {
+            d->p = p;
+            *got = i;
+            return -1;
+        }
+        items[i++] = o;
+        p += 9;
+    }
+    d->p = p;
+    return i;
+}
+
 static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
 {
     const mpkpy_unpack_options *o = d->o;
@@ -764,11 +798,28 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
     Py_ssize_t base = d->owed + n - 1;
     PyObject *seq;
     if (LIKELY(o->use_list)) {
-        seq = mpkpy_list_unfilled(n);
+        /* a decode of more than 256 bytes (mpkpy_decode gave it the inline list of deferred
+         * containers): runs of floats (decode_float_run), and after its first lists (as many as
+         * CPython's list freelist holds, which the previous value's lists may have filled) lists
+         * from a fresh allocation (mpkpy_list_unfilled); a small message skips both */
+        int large = d->done != NULL;
+        int tracked = !large && d->small_lists_tracked;
+        seq = tracked ? mpkpy_list_unfilled_tracked(n)
+                      : mpkpy_list_unfilled(n, large && --d->freelist_lists < 0); /* untracked until fill_end */
         if (!seq) return NULL;
-        fill_begin(seq);
         PyObject **items = ((PyListObject *)seq)->ob_item;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t i = 0;
+        /* n > 0: the count fits the bytes left (room_left), so *d->p is in the input */
+        if (FLOAT_RUNS && large && n > 0 && *d->p == 0xcb) {
+            Py_ssize_t got;
+            i = decode_float_run(d, items, n, &got);
+            if (UNLIKELY(i < 0)) {
+                Py_SET_SIZE(seq, got);
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        for (; i < n; i++) {
             d->owed = base - i;
             PyObject *item = decode_element(d, depth + 1);
             if (UNLIKELY(!item)) {
@@ -779,7 +830,7 @@ static PyObject *decode_array(mpkpy_decoder *d, Py_ssize_t n, Py_ssize_t depth)
             items[i] = item;
         }
         Py_SET_SIZE(seq, n);
-        fill_end(d, seq);
+        if (!tracked) fill_end(d, seq);
     } else if (n == 0) {
         seq = PyTuple_New(0); /* a shared singleton: never untracked or tracked here */
         if (!seq) return NULL;
@@ -1177,14 +1228,14 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
         memcpy(&f, &bits, 4);
         if (UNLIKELY(d->o->float32_type != NULL))
             return PyObject_CallFunction(d->o->float32_type, "d", (double)f);
-        return PyFloat_FromDouble((double)f);
+        return mpkpy_float((double)f);
     }
     case 0xcb: {
         NEED(8);
         uint64_t bits = mpk__load64(h + 1);
         double f;
         memcpy(&f, &bits, 8);
-        return PyFloat_FromDouble(f);
+        return mpkpy_float(f);
     }
     case 0xd9: case 0xda: case 0xdb: {
         Py_ssize_t w = (Py_ssize_t)1 << (b - 0xd9);
@@ -1239,6 +1290,7 @@ static PyObject *decode_value(mpkpy_decoder *d, Py_ssize_t depth)
 
 PyObject *mpkpy_decode(mpkpy_decoder *d)
 {
+    d->small_lists_tracked = 0;
     d->owed = 0;
     d->nkv = 0;
     d->defer = 0;
@@ -1257,6 +1309,7 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
     d->defer = MPKPY_DEFER_TRACKING && !o->object_hook && !o->object_pairs_hook && !o->list_hook;
     d->done = d->done_inline;
     d->done_cap = MPKPY_DONE_INLINE;
+    d->freelist_lists = MPKPY_LIST_FREELIST;
     PyObject *r = decode_value(d, 0);
     if (d->defer) finish_tracking(d);
     Py_LeaveRecursiveCall();
@@ -1271,6 +1324,7 @@ PyObject *mpkpy_decode(mpkpy_decoder *d)
 PyObject *mpkpy_decode_defaults(mpkpy_decoder *d)
 {
     if (d->end - d->p > 256) return mpkpy_decode(d);
+    d->small_lists_tracked = 1; /* no hook: see mpkpy_list_unfilled_tracked */
     d->owed = 0;
     d->nkv = 0;
     d->defer = 0;

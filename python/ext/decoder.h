@@ -39,6 +39,10 @@ typedef struct mpkpy_decoder {
     PyObject **done;            /* done_inline, or a PyMem block once more are deferred */
     Py_ssize_t ndone, done_cap;
     PyObject *done_inline[MPKPY_DONE_INLINE];
+    Py_ssize_t freelist_lists;  /* a large decode's lists still taken from CPython's freelist
+                                 * (decode_array, mpkpy_list_unfilled's `fresh`) */
+    int small_lists_tracked;    /* a small decode's lists stay tracked while filled (decode_array:
+                                 * unpackb's default options, which run no hook) */
     Py_ssize_t nkv;             /* the slots of kv in use */
     PyObject *kv[MPKPY_KV_STACK];
 } mpkpy_decoder;

@@ -31,7 +31,11 @@
  *                           -> 32.7k, Product 5,210 -> 5,113 (with MPKPY_DEFER_TRACKING off there)
  *   MPKPY_DEFER_TRACKING    decoded containers tracked at the end of a decode on 3.11 only
  *   mpkpy_dict_presized     dicts presized from their counts (private call, 3.11-3.13)
- *   mpkpy_list_unfilled     lists allocated without zeroing their slots (40 of 113 instructions of [1, 2])
+ *   mpkpy_list_unfilled     lists allocated without zeroing their slots (40 of 113 instructions of [1, 2]);
+ *                           a large decode's lists after its first 80 from PyObject_GC_New, untracked
+ *   mpkpy_list_unfilled_tracked  a small default unpackb's lists left tracked while filled
+ *   mpkpy_float             decoded floats by hand (3.11-3.13): with decoder.c's decode_float_run,
+ *                           3.12 GeoJSON unpack 1.57M -> 1.36M, canada 73.4M -> 61.6M instructions
  *   MPKPY_DICT_TEMPLATES    dicts of a repeated key set copied from a template (PyDict_Copy) with
  *                           their values put in place, instead of inserted key by key
  */
@@ -465,14 +469,79 @@ MPK__INLINE PyObject *mpkpy_dict_from_template(PyObject *tmpl, PyObject *const *
 #endif
 
 /* ---- lists ---------------------------------------------------------------------------------------
- * An empty list with room for n items, to be filled in order (items[i] = ...) and then given its
- * size (Py_SET_SIZE). PyList_New(n) zeroes its slots through calloc, a call and a pass over memory
- * that the items overwrite anyway (on [1, 2]: about 40 of its 113 instructions). While it is being
- * filled the list says it is empty, so the collector and any hook that finds it (gc.get_objects)
- * see no unset slot. The fallback is PyList_New(n) (zeroed slots) given the size 0 the same way. */
-MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n)
+ * An empty, untracked list with room for n items, to be filled in order (items[i] = ...), then
+ * given its size (Py_SET_SIZE) and handed to the collector (PyObject_GC_Track, decoder.c fill_end).
+ * PyList_New(n) zeroes its slots through calloc, a call and a pass over memory that the items
+ * overwrite anyway (on [1, 2]: about 40 of its 113 instructions); here PyList_New(0) and the slots
+ * from PyMem_Malloc. While it is being filled the list says it is empty, so a deallocation on an
+ * error releases only the items set so far (the caller sets the size first).
+ * `fresh` (the decoder passes it for the lists of an input over 256 bytes after its first
+ * MPKPY_LIST_FREELIST): with the list layout of 3.11-3.13 (with the GIL) the object comes from
+ * PyObject_GC_New, which returns it untracked, instead of PyList_New: CPython's list freelist
+ * holds 80 lists (PyList_MAXFREELIST), so a decode of more finds it empty, and PyList_New then
+ * pays the freelist's lookup (on 3.12/3.13 the interpreter's or thread's state, read through
+ * __tls_get_addr in a shared libpython), its tracking and our untracking right after, for
+ * nothing. The first lists (and a small message's) keep PyList_New: from the freelist and back
+ * to it is cheaper than an allocation and a free (callgrind, 3.12: [1, 2] unpack 787
+ * instructions with PyList_New, 930 with PyObject_GC_New; 100 Products 383k with PyList_New
+ * only, 396k with PyObject_GC_New for every list). Measured on documents: see bench/README.md
+ * ("Session 9"). The fallback is PyList_New(n) (zeroed slots), given the size 0 and untracked. */
+#define MPKPY_LIST_FREELIST 80
+MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n, int fresh)
 {
-#ifdef MPKPY_FAST_ANY
+#if defined(MPKPY_FAST_ANY)
+    PyObject *list;
+#if defined(MPKPY_HAND_BUILT) && !defined(Py_GIL_DISABLED)
+    if (fresh) {
+        list = (PyObject *)PyObject_GC_New(PyListObject, &PyList_Type);
+        if (!list) return NULL;
+        ((PyListObject *)list)->ob_item = NULL; /* a valid empty list before anything can fail */
+        ((PyListObject *)list)->allocated = 0;
+        Py_SET_SIZE(list, 0);
+    } else
+#endif
+    {
+        (void)fresh;
+        list = PyList_New(0);
+        if (!list) return NULL;
+        PyObject_GC_UnTrack(list);
+    }
+    if (n == 0) return list;
+    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
+                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
+    if (!items) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    ((PyListObject *)list)->ob_item = items;
+    ((PyListObject *)list)->allocated = n;
+    return list;
+#else
+    (void)fresh;
+    PyObject *list = PyList_New(n);
+    if (list) {
+        Py_SET_SIZE(list, 0); /* empty until filled, as above */
+        PyObject_GC_UnTrack(list);
+    }
+    return list;
+#endif
+}
+
+/* The same list left tracked, for unpackb's small messages under its default options (no hook,
+ * so no Python code of the user's runs while the list is filled): PyList_New tracks the list, and
+ * untracking it for the fill and tracking it again after cost two calls (on 3.12/3.13 each reads
+ * the interpreter's state through __tls_get_addr): callgrind, 3.12, [1, 2] unpack 794 -> 748
+ * instructions. A collection that runs meanwhile (another thread, or the ExtType or Timestamp
+ * class's Python code) finds the list empty: its items are set beyond its size, which only makes
+ * them look referenced from outside, never collectable. Not a layout trick: plain API on every
+ * version, the portable build included. */
+MPK__INLINE PyObject *mpkpy_list_unfilled_tracked(Py_ssize_t n)
+{
+#ifndef MPKPY_FAST_ANY
+    PyObject *list = PyList_New(n);
+    if (list) Py_SET_SIZE(list, 0); /* empty until filled */
+    return list;
+#else
     PyObject *list = PyList_New(0);
     if (!list || n == 0) return list;
     PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
@@ -484,10 +553,27 @@ MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n)
     ((PyListObject *)list)->ob_item = items;
     ((PyListObject *)list)->allocated = n;
     return list;
+#endif
+}
+
+/* ---- a decoded float ----------------------------------------------------------------------------
+ * PyFloat_FromDouble pops CPython's float freelist, whose state on 3.12/3.13 is the interpreter's
+ * or the thread's, read through __tls_get_addr in a shared libpython (the pyenv builds), and then
+ * calls _Py_NewReference; on 3.11-3.13 (MPKPY_HAND_BUILT) the float is built here: one
+ * PyObject_Malloc (the allocator float objects come from when the freelist is empty, so
+ * tracemalloc and the allocator hooks see it; float_dealloc takes it back either way), the type,
+ * a count of 1, the value. Measured with callgrind (3.12, instructions per unpackb): see
+ * bench/README.md ("Session 9"). Elsewhere PyFloat_FromDouble. */
+MPK__INLINE PyObject *mpkpy_float(double v)
+{
+#ifdef MPKPY_HAND_BUILT
+    PyFloatObject *f = (PyFloatObject *)PyObject_Malloc(sizeof(PyFloatObject));
+    if (UNLIKELY(f == NULL)) return PyErr_NoMemory();
+    mpkpy_init_static((PyObject *)f, &PyFloat_Type);
+    f->ob_fval = v;
+    return mpkpy_report_new((PyObject *)f);
 #else
-    PyObject *list = PyList_New(n);
-    if (list) Py_SET_SIZE(list, 0); /* empty until filled, as above */
-    return list;
+    return PyFloat_FromDouble(v);
 #endif
 }
 

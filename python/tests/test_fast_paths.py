@@ -239,3 +239,130 @@ def test_float_runs(count):
             assert mpk.packb(items) == __import__("msgpack").packb(items)
     nan = mpk.unpackb(mpk.packb([float("nan")] * count))
     assert all(math.isnan(x) for x in nan)
+
+
+# ---- session 9: decoded floats built by hand, runs of float 64s read without the dispatch, lists
+# made untracked (ext/fast_paths.h mpkpy_float / mpkpy_list_unfilled, ext/decoder.c
+# decode_float_run). The portable build runs the same tests on PyFloat_FromDouble, PyList_New and
+# the per-element path.
+
+NAN_BITS = [0x7FF8000000000000, 0x7FF0000000000001, 0xFFF8000000000123, 0x7FF4000000000000]
+
+
+def f64(bits):
+    return b"\xcb" + bits.to_bytes(8, "big")
+
+
+@pytest.mark.parametrize("value", FLOATS)
+def test_decoded_floats(value):
+    import struct
+    for data in (float_ref(value), b"\x91" + float_ref(value), b"\x92" + float_ref(value) * 2):
+        got = mpk.unpackb(data)
+        got = got if type(got) is float else got[0]
+        assert type(got) is float and struct.pack(">d", got) == struct.pack(">d", value)
+        assert hash(got) == hash(value) and repr(got) == repr(value) and got * 1.0 == value
+        assert sys.getrefcount(got) == 2
+
+
+def test_decoded_floats_are_freed():
+    before = sys.getallocatedblocks()
+    data = mpk.packb([[x, -x] for x in range(1, 2001)] + [float(i) for i in range(3000)])
+    for _ in range(300):
+        mpk.unpackb(data)
+    assert sys.getallocatedblocks() - before < 500
+
+
+def test_nan_payloads_kept_in_runs():
+    import struct
+    for n in (1, 2, 5):
+        data = bytes([0x90 | n]) + b"".join(f64(NAN_BITS[i % 4]) for i in range(n))
+        got = mpk.unpackb(data)
+        assert [struct.unpack(">Q", struct.pack(">d", g))[0] for g in got] == [NAN_BITS[i % 4] for i in range(n)]
+
+
+PAD = mpk.packb("p" * 300)  # before a value, makes the input large (over 256 bytes)
+
+
+def framed(data, large):
+    # the value alone (a small input: no float runs, lists from PyList_New), or after PAD in a
+    # two-item array (a large input: float runs and fresh lists); returns (input, prefix length)
+    return (b"\x92" + PAD + data, 1 + len(PAD)) if large else (data, 0)
+
+
+def decoded(data, large, **kw):
+    got = mpk.unpackb(framed(data, large)[0], **kw)
+    if large:
+        assert got[0] == "p" * 300
+        return got[1]
+    return got
+
+
+def as_tuples(x):
+    return tuple(as_tuples(y) for y in x) if type(x) is list else x
+
+
+@pytest.mark.parametrize("large", [False, True])
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 15, 16, 17, 100])
+def test_float_runs_decoded(count, large):
+    # a run of float 64s at the start of an array is read without the per-element path; whatever
+    # follows it (another scalar, a float 32, a container, a str) is read the usual way, and the
+    # owed counts of the open containers stay right (a map and an array after the run)
+    import struct
+    # every float distinct (and compared by its bits, so that -0.0 is not 0.0)
+    floats = [FLOATS[i] if i < len(FLOATS) else (i + 0.25) * (-1) ** i for i in range(count)]
+    run = b"".join(float_ref(x) for x in floats)
+    tails = [(b"", []), (b"\xc0", [None]), (b"\x07", [7]), (float_ref(0.5, True), [0.5]),
+             (b"\x92\xcb" + struct.pack(">d", 1.25) + b"\x01", [[1.25, 1]]),
+             (b"\x81\xa1k\xcb" + struct.pack(">d", 2.5), [{"k": 2.5}]),
+             (b"\xa2ab" + float_ref(3.5), ["ab", 3.5])]
+    for tail, want in tails:
+        n = count + len(want)
+        head = bytes([0x90 | n]) if n <= 15 else b"\xdc" + n.to_bytes(2, "big")
+        data = head + run + tail
+        got = decoded(data, large)
+        assert got == floats + want and all(type(g) is type(w) for g, w in zip(got, floats + want))
+        assert [struct.pack(">d", g) for g in got[:count]] == [struct.pack(">d", x) for x in floats]
+        # the same array nested, between other values: the outer one's count must still be right
+        assert decoded(b"\x93\x01" + data + b"\xc3", large) == [1, floats + want, True]
+        assert decoded(data, large, use_list=False) == as_tuples(floats + want)
+
+
+@pytest.mark.parametrize("large", [False, True])
+@pytest.mark.parametrize("count", [1, 2, 3, 9, 40])
+def test_float_runs_truncated_at_every_byte(count, large):
+    # an array of float 64s cut at every byte: the error (kind and offset) is the one the
+    # per-element path gives, whichever float is cut: the array's head while its count exceeds the
+    # bytes left, then the cut float's head
+    head = bytes([0x90 | count]) if count <= 15 else b"\xdc" + count.to_bytes(2, "big")
+    body = b"".join(float_ref(float(i) + 0.5) for i in range(count))
+    for at in range(len(body)):  # bytes of the body present
+        data, prefix = framed(head + body[:at], large)
+        with pytest.raises(mpk.DecodeError) as e:
+            mpk.unpackb(data)
+        assert e.value.kind == "truncated"
+        want = 0 if at < count else len(head) + (at // 9) * 9
+        assert e.value.offset == prefix + want, (count, at, e.value)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_decoded_lists_are_tracked_and_usable(large):
+    import gc
+    data = mpk.packb([[1.5, 2.5], [], [1, "x"], [[0.5] * 20] * 3])
+    got = decoded(data, large)
+    assert gc.is_tracked(got) and all(gc.is_tracked(x) for x in got) and gc.is_tracked(got[3][0])
+    for x in got:
+        assert sys.getrefcount(x) == 3  # the outer list's, the loop's, getrefcount's argument
+        x.append(x)  # a cycle through a decoded list is collected
+    del x
+    import weakref
+
+    class Box(list):
+        pass
+
+    box = Box(got)
+    got.append(box)
+    box.append(got)
+    ref = weakref.ref(box)
+    del box, got
+    gc.collect()
+    assert ref() is None
