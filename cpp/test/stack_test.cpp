@@ -30,6 +30,21 @@ struct TaggedNode { // through a std::pair in a vector (the tuple codec)
     MPK_FIELDS(kids)
 };
 
+/// A type with a codec of the user's own (not an aggregate: it has a constructor), recursing
+/// through the standard vector codec, which asks the guard for such elements.
+struct UserNode {
+    UserNode() {}
+    std::vector<UserNode> kids;
+};
+} // namespace
+
+template <>
+struct mpk::codec<UserNode> {
+    static void encode(mpk::writer &w, const UserNode &v) { mpk::codec<std::vector<UserNode>>::encode(w, v.kids); }
+    static bool decode(mpk::decoder &d, UserNode &v) { return mpk::codec<std::vector<UserNode>>::decode(d, v.kids); }
+};
+
+namespace {
 /// A chain of `levels` nested nodes (each holding the next as its only kid), built without recursion.
 template <class N>
 N chain(std::size_t levels) {
@@ -168,6 +183,7 @@ TEST(StackGuard, SmallThreadDecodeAtDefaultDepth) {
     decode_in_small_threads<MapNode>(511, d, "MapNode.kids[0].kids[0]");
     decode_in_small_threads<PlainNode>(511, d, "PlainNode[0][0]");
     decode_in_small_threads<TaggedNode>(340, d, "TaggedNode.kids[0][1].kids[0][1]"); // 3 levels a node
+    decode_in_small_threads<UserNode>(1023, d, "[0][0]");
 }
 // The same inputs with limits.depth raised to 100000, and ones deeper than any of these stacks.
 TEST(StackGuard, SmallThreadDecodeWithRaisedDepth) {
@@ -176,6 +192,7 @@ TEST(StackGuard, SmallThreadDecodeWithRaisedDepth) {
     decode_in_small_threads<MapNode>(20000, 100000, "MapNode.kids[0].kids[0]");
     decode_in_small_threads<PlainNode>(20000, 100000, "PlainNode[0][0]");
     decode_in_small_threads<TaggedNode>(20000, 100000, "TaggedNode.kids[0][1].kids[0][1]");
+    decode_in_small_threads<UserNode>(20000, 100000, "[0][0]");
 }
 
 // The typed stream's next(T&) and value::as<T>() decode through the same codecs.
@@ -213,6 +230,7 @@ TEST(StackGuard, SmallThreadEncode) {
     Node deep = chain<Node>(20000);
     TaggedNode tagged = chain<TaggedNode>(20000);
     PlainNode plain = chain<PlainNode>(20000);
+    UserNode user = chain<UserNode>(20000);
     for (std::size_t stack : small_stacks) {
         SCOPED_TRACE("stack " + std::to_string(stack / KiB) + " KiB");
         on_thread(stack, [&] {
@@ -237,11 +255,16 @@ TEST(StackGuard, SmallThreadEncode) {
             auto p = mpk::try_pack(plain);
             ASSERT_FALSE(p.ok());
             EXPECT_EQ(p.error().kind, mpk::errc::depth_limit);
+            auto u = mpk::try_pack(user);
+            ASSERT_FALSE(u.ok());
+            EXPECT_EQ(u.error().kind, mpk::errc::depth_limit);
+            EXPECT_EQ(u.error().path.substr(0, 6), "[0][0]") << brief(u.error());
         });
     }
     unchain(deep);
     unchain(tagged);
     unchain(plain);
+    unchain(user);
 }
 
 // A normal depth (100 MessagePack levels: 50 Nodes) decodes and encodes in such a thread.

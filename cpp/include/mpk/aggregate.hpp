@@ -185,6 +185,10 @@ auto aggregate_tie(T &v) {
     else static_assert(N <= 32, "mpk: an aggregate of more than 32 fields needs MPK_FIELDS or MPK_DESCRIBE");
 }
 
+/// A plain aggregate's codec asks the stack guard itself (aggregate_codec).
+template <class T>
+struct guards_itself<T, std::enable_if_t<is_plain_aggregate_v<T>>> : std::true_type {};
+
 template <class T>
 struct aggregate_codec {
     using Fields = decltype(aggregate_tie(std::declval<T &>()));

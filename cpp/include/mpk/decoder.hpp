@@ -75,7 +75,7 @@ public:
     /// (mpk/stack.hpp). Every codec that recurses calls it, so a recursive type decoded from
     /// hostile input fails instead of overflowing the stack, whatever limits.depth allows.
     MPK__STACK_INLINE bool enter() {
-        if (MPK__LIKELY(stack_.has_room())) return true;
+        if (MPK__LIKELY(detail::stack_has_room())) return true;
         return out_of_stack();
     }
     /// Open containers around the next token.
@@ -195,7 +195,6 @@ private:
     std::size_t alloc_budget_ = 0, alloc_left_ = 0; // charge(): the budget and what is left of it
     const mpk_node *node_ = nullptr, *node_root_ = nullptr, *node_end_ = nullptr; // from nodes
     bool needs_bytes_ = false;
-    detail::stack_guard stack_;
 };
 
 /// What a tag holds, for error details: "str", "int -3", "array of 2".

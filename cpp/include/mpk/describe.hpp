@@ -117,6 +117,10 @@ struct fields {
     static constexpr std::size_t count = std::tuple_size_v<decltype(names())>;
 };
 
+/// A described struct's codec asks the stack guard itself (struct_codec).
+template <class T>
+struct guards_itself<T, std::enable_if_t<is_described_v<T>>> : std::true_type {};
+
 /// The fast path's view of a described struct (fast.hpp).
 template <class T>
 struct fast_field<T, std::enable_if_t<is_described_v<T>>>

@@ -4,9 +4,10 @@
 // map of maps, ...), so the C stack bounds how deep a value can go, whatever limits.depth says:
 // 511 nested `struct Node { std::vector<Node> kids; }` (1022 levels, under the default depth limit)
 // take about 300 bytes a level at -O2, and crashed a thread with a 128 KiB stack (musl's default)
-// or a 256 KiB one. Before a codec opens a container it asks its decoder's or writer's guard
-// whether the current thread's stack still has more than stack_margin bytes below the caller; when
-// it has not, the codec fails with errc::depth_limit instead of going deeper.
+// or a 256 KiB one. Before a codec that can recurse opens a container it asks (decoder::enter,
+// writer::enter, stack_has_room below) whether the current thread's stack still has more than
+// stack_margin bytes below the caller; when it has not, the codec fails with errc::depth_limit
+// instead of going deeper. Which codecs ask: codec.hpp, is_leaf and guards_itself.
 //
 // The thread's stack bounds are asked of the system once per thread (a thread_local cache):
 // Linux (glibc, musl, bionic) pthread_getattr_np, macOS pthread_get_stackaddr_np /
@@ -179,45 +180,58 @@ inline stack_span thread_stack() noexcept {
     return c.span;
 }
 
+
+/// The range of stack addresses where the calling thread has more than stack_margin bytes left
+/// (room while floor <= sp <= floor + span), cached per thread so that the check before a
+/// container is a thread_local load, a subtraction and a comparison. It starts empty and is filled
+/// on the thread's first check (stack_refresh). Measured (callgrind, cpp/bench/callgrind.py): a
+/// range kept in each decoder and filled from the thread's bounds on its first check cost every
+/// one-shot decode that refill (rb_image decode 1,969 -> 2,010 instructions a message); this cache
+/// is filled once per thread (rb_image 1,969 again; the largest cost left is rb_geojson encode,
+/// 37,177 -> 37,383, one check per Feature struct). In a shared library compiled with -fPIC the load may go through
+/// __tls_get_addr.
+struct stack_room {
+    std::uintptr_t floor = 0, span = 0;
+};
+inline thread_local stack_room thread_room;
+
+/// stack_has_room's slow path, out of line: the thread's first check, a check on a stack that is
+/// not the thread's own (not cached: the guard is off there), and a stack nearly used up.
+MPK__STACK_NOINLINE inline bool stack_refresh(std::uintptr_t sp) noexcept {
+    stack_span s = thread_stack();
+    stack_room &r = thread_room;
+    if (s.hi == 0) { // unknown bounds: no guard on this thread, only limits.depth
+        r.floor = 0;
+        r.span = UINTPTR_MAX;
+        return true;
+    }
+    if (sp < s.lo || sp >= s.hi) return true; // a fiber's, coroutine's or signal stack: no guard
+    if (sp - s.lo <= stack_margin) return false;
+    r.floor = s.lo + stack_margin + 1;
+    r.span = s.hi - r.floor;
+    return true;
+}
+
+/// True while more than stack_margin bytes of the calling thread's stack are left below the
+/// caller (or its bounds are unknown). The codecs ask it through decoder::enter / writer::enter.
+MPK__STACK_INLINE bool stack_has_room() noexcept {
+    const std::uintptr_t sp = stack_address();
+    const stack_room &r = thread_room;
+    if (MPK__LIKELY(sp - r.floor <= r.span)) return true;
+    return stack_refresh(sp);
+}
+
+/// For the tests: forgets the calling thread's cached range (after set_thread_stack_for_test).
+inline void reset_thread_room_for_test() noexcept { thread_room = stack_room{}; }
+
 /// For the tests: makes the calling thread's bounds `s` ({0, 0}: unknown, the fallback of other
 /// platforms), as if the system had reported them.
 inline void set_thread_stack_for_test(stack_span s) noexcept {
     thread_stack_cache &c = thread_stack_slot();
     c.span = s;
     c.asked = true;
+    reset_thread_room_for_test();
 }
-
-/// Held by each decoder and writer: the range of stack addresses where the thread has more than
-/// stack_margin bytes left, so that the check before a container is one subtraction and one
-/// comparison (no thread_local access: that is a call through __tls_get_addr in a shared library).
-/// The range starts empty and is filled on the first check, and again whenever the stack address
-/// falls outside it (on its first use on another thread, say).
-class stack_guard {
-public:
-    /// True while more than stack_margin bytes of the thread's stack are left below the caller (or
-    /// the bounds are unknown).
-    MPK__STACK_INLINE bool has_room() noexcept {
-        std::uintptr_t sp = stack_address();
-        if (MPK__LIKELY(sp - floor_ <= span_)) return true;
-        return refresh(sp);
-    }
-
-private:
-    /// Out of line: taken once per decoder or writer, and when the stack is nearly used up.
-    MPK__STACK_NOINLINE bool refresh(std::uintptr_t sp) noexcept {
-        stack_span s = thread_stack();
-        if (s.hi == 0 || sp < s.lo || sp >= s.hi) { // unknown, or not the thread's own stack: no guard
-            floor_ = 0;
-            span_ = UINTPTR_MAX;
-            return true;
-        }
-        if (sp - s.lo <= stack_margin) return false;
-        floor_ = s.lo + stack_margin + 1;
-        span_ = s.hi - floor_;
-        return true;
-    }
-    std::uintptr_t floor_ = 0, span_ = 0; // room while floor_ <= sp <= floor_ + span_
-};
 
 } // namespace detail
 } // namespace mpk

@@ -192,7 +192,7 @@ public:
     /// has more than mpk::stack_margin bytes left; otherwise fails the value (errc::depth_limit,
     /// unwinding with its path) and returns false (mpk/stack.hpp).
     MPK__STACK_INLINE bool enter() {
-        if (MPK__LIKELY(stack_.has_room())) return true;
+        if (MPK__LIKELY(detail::stack_has_room())) return true;
         out_of_stack();
         return false;
     }
@@ -210,7 +210,6 @@ private:
     bool unwinding_ = false;
     error_info value_error_;
     detail::path_builder path_;
-    detail::stack_guard stack_;
 };
 
 // ---------------------------------------------------------------------------------------------
