@@ -2,6 +2,7 @@
 //
 //   mpk/error.hpp     error kinds, mpk::error_info, mpk::error, mpk::result<T>
 //   mpk/types.hpp     bytes_view, ext, timestamp, raw, options
+//   mpk/stack.hpp     the stack guard of the recursive codecs (mpk::stack_margin)
 //   mpk/writer.hpp    mpk::writer
 //   mpk/decoder.hpp   mpk::decoder (used by codecs)
 //   mpk/codec.hpp     mpk::codec<T> for the standard types
@@ -19,6 +20,7 @@
 #include "mpk/decoder.hpp"
 #include "mpk/describe.hpp"
 #include "mpk/error.hpp"
+#include "mpk/stack.hpp"
 #include "mpk/stream.hpp"
 #include "mpk/types.hpp"
 #include "mpk/value.hpp"

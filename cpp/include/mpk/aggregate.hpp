@@ -185,15 +185,26 @@ auto aggregate_tie(T &v) {
     else static_assert(N <= 32, "mpk: an aggregate of more than 32 fields needs MPK_FIELDS or MPK_DESCRIBE");
 }
 
+/// A plain aggregate's codec asks the stack guard itself (aggregate_codec).
+template <class T>
+struct guards_itself<T, std::enable_if_t<is_plain_aggregate_v<T>>> : std::true_type {};
+
 template <class T>
 struct aggregate_codec {
+    using Fields = decltype(aggregate_tie(std::declval<T &>()));
+    /// Fields that may recurse (a std::vector<T>): ask the stack guard first (decoder::enter).
+    static constexpr bool leaves = tie_leaves<Fields>(std::make_index_sequence<std::tuple_size_v<Fields>>{});
     static void encode(writer &w, const T &v) {
+        if constexpr (!leaves)
+            if (!w.enter()) return;
         auto t = aggregate_tie(v);
         constexpr std::size_t N = std::tuple_size_v<decltype(t)>;
         mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
         encode_fields(w, t, std::make_index_sequence<N>{});
     }
     static bool decode(decoder &d, T &v) {
+        if constexpr (!leaves)
+            if (!d.enter()) return false;
         auto t = aggregate_tie(v);
         constexpr std::size_t N = std::tuple_size_v<decltype(t)>;
         std::size_t at = 0;

@@ -89,6 +89,82 @@ std::string key_text(const K &k, std::size_t i) {
 /// other type takes the general, tested path with the check.
 template <class T>
 inline constexpr bool may_fail_v = !(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+
+/// The stack guard (mpk/stack.hpp) is asked only where the codecs can recurse. A type can only
+/// recurse through a struct (described or plain aggregate) or a codec of the user's own: standard
+/// containers alone cannot form a cycle. is_leaf: types that hold no struct or user type (numbers,
+/// enums, strings, views, bins, timestamps, ext, raw, and standard containers, optionals, tuples
+/// and variants of such); a struct whose fields are all leaves skips the guard. guards_itself:
+/// leaves, structs (their codec asks the guard) and standard containers (theirs decide for their
+/// elements); a container codec asks the guard only for elements of another type (a user codec
+/// that may recurse through it). Why not a guard in every codec: each one costs a thread_local load
+/// and a compare, and callgrind showed them on structs of leaves (cpp/README.md, "The stack guard").
+template <class T>
+struct is_leaf : std::bool_constant<std::is_arithmetic_v<T> || std::is_enum_v<T>> {};
+template <class T, class = void>
+struct guards_itself : is_leaf<T> {};
+template <class T>
+inline constexpr bool guards_itself_v = guards_itself<T>::value;
+template <class T>
+inline constexpr bool is_leaf_v = is_leaf<T>::value;
+/// True when every one of Ts is a leaf.
+template <class... Ts>
+inline constexpr bool all_leaves_v = (is_leaf_v<Ts> && ...);
+/// True when every element of a std::tie tuple (a struct's fields) is a leaf.
+template <class Tie, std::size_t... I>
+constexpr bool tie_leaves(std::index_sequence<I...>) {
+    return all_leaves_v<std::decay_t<std::tuple_element_t<I, Tie>>...>;
+}
+} // namespace detail
+
+namespace detail {
+template <>
+struct is_leaf<std::string> : std::true_type {};
+template <>
+struct is_leaf<std::string_view> : std::true_type {};
+template <>
+struct is_leaf<bytes_view> : std::true_type {};
+template <>
+struct is_leaf<timestamp> : std::true_type {};
+template <>
+struct is_leaf<ext> : std::true_type {};
+template <>
+struct is_leaf<raw> : std::true_type {};
+template <class T, class A>
+struct is_leaf<std::vector<T, A>> : is_leaf<T> {};
+template <class T, std::size_t N>
+struct is_leaf<std::array<T, N>> : is_leaf<T> {};
+template <class T>
+struct is_leaf<std::optional<T>> : is_leaf<T> {};
+template <class K, class V, class C, class A>
+struct is_leaf<std::map<K, V, C, A>> : std::bool_constant<is_leaf_v<K> && is_leaf_v<V>> {};
+template <class K, class V, class H, class E, class A>
+struct is_leaf<std::unordered_map<K, V, H, E, A>> : std::bool_constant<is_leaf_v<K> && is_leaf_v<V>> {};
+template <class... T>
+struct is_leaf<std::tuple<T...>> : std::bool_constant<all_leaves_v<T...>> {};
+template <class A, class B>
+struct is_leaf<std::pair<A, B>> : std::bool_constant<is_leaf_v<A> && is_leaf_v<B>> {};
+template <class... T>
+struct is_leaf<std::variant<T...>> : std::bool_constant<all_leaves_v<T...>> {};
+template <class T, class A>
+struct guards_itself<std::vector<T, A>> : std::true_type {};
+template <class T, std::size_t N>
+struct guards_itself<std::array<T, N>> : std::true_type {};
+template <class T>
+struct guards_itself<std::optional<T>> : std::true_type {};
+template <class K, class V, class C, class A>
+struct guards_itself<std::map<K, V, C, A>> : std::true_type {};
+template <class K, class V, class H, class E, class A>
+struct guards_itself<std::unordered_map<K, V, H, E, A>> : std::true_type {};
+template <class... T>
+struct guards_itself<std::tuple<T...>> : std::true_type {};
+template <class A, class B>
+struct guards_itself<std::pair<A, B>> : std::true_type {};
+template <class... T>
+struct guards_itself<std::variant<T...>> : std::true_type {};
+/// True when every one of Ts guards itself.
+template <class... Ts>
+inline constexpr bool all_guard_themselves_v = (guards_itself_v<Ts> && ...);
 } // namespace detail
 
 // ---- bool -------------------------------------------------------------------------------------
@@ -433,6 +509,8 @@ struct codec<std::vector<T, A>, std::enable_if_t<!detail::is_byte_v<T>>> {
 private:
     template <bool Fast>
     static void encode_impl(writer &w, const std::vector<T, A> &v) {
+        if constexpr (!detail::guards_itself_v<T>)
+            if (!w.enter()) return;
         if (v.size() > 0xffffffffu) return detail::write_len_checked(w, v.size(), "vector");
         mpk_write_array(w.c(), static_cast<std::uint32_t>(v.size()));
         for (std::size_t i = 0; i < v.size(); i++) {
@@ -451,6 +529,8 @@ private:
 
     template <bool Fast>
     static bool decode_impl(decoder &d, std::vector<T, A> &v) {
+        if constexpr (!detail::guards_itself_v<T>)
+            if (!d.enter()) return false;
         std::uint32_t n = 0;
         std::size_t at = 0;
         if (!detail::read_array(d, n, at, "std::vector")) return false;
@@ -526,6 +606,8 @@ struct codec<std::array<T, N>, std::enable_if_t<!detail::is_byte_v<T>>> {
         encode_general(w, v);
     }
     static void encode_general(writer &w, const std::array<T, N> &v) {
+        if constexpr (!detail::guards_itself_v<T>)
+            if (!w.enter()) return;
         mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
         for (std::size_t i = 0; i < N; i++) {
             codec<T>::encode(w, v[i]);
@@ -539,6 +621,8 @@ struct codec<std::array<T, N>, std::enable_if_t<!detail::is_byte_v<T>>> {
         return decode_general(d, v);
     }
     static bool decode_general(decoder &d, std::array<T, N> &v) {
+        if constexpr (!detail::guards_itself_v<T>)
+            if (!d.enter()) return false;
         if (!detail::read_array_of(d, static_cast<std::uint32_t>(N), "std::array of " + std::to_string(N)))
             return false;
         for (std::size_t i = 0; i < N; i++)
@@ -554,6 +638,8 @@ struct map_codec {
     using K = typename M::key_type;
     using V = typename M::mapped_type;
     static void encode(writer &w, const M &m) {
+        if constexpr (!all_guard_themselves_v<K, V>)
+            if (!w.enter()) return;
         if (m.size() > 0xffffffffu) return write_len_checked(w, m.size(), "map");
         mpk_write_map(w.c(), static_cast<std::uint32_t>(m.size()));
         std::size_t i = 0;
@@ -566,6 +652,8 @@ struct map_codec {
         }
     }
     static bool decode(decoder &d, M &m) {
+        if constexpr (!all_guard_themselves_v<K, V>)
+            if (!d.enter()) return false;
         std::size_t at = 0;
         mpk_tag t;
         if (!tag_header(d, t, at)) return false;
@@ -612,12 +700,16 @@ struct codec<std::optional<T>> {
 namespace detail {
 template <class Tuple, std::size_t... I>
 void encode_tuple(writer &w, const Tuple &t, std::index_sequence<I...>) {
+    if constexpr (!all_guard_themselves_v<std::decay_t<std::tuple_element_t<I, Tuple>>...>)
+        if (!w.enter()) return;
     mpk_write_array(w.c(), static_cast<std::uint32_t>(sizeof...(I)));
     (void)((codec<std::decay_t<std::tuple_element_t<I, Tuple>>>::encode(w, std::get<I>(t)),
             w.unwinding() ? (w.path().index(I), false) : true) && ...);
 }
 template <class Tuple, std::size_t... I>
 bool decode_tuple(decoder &d, Tuple &t, std::index_sequence<I...>) {
+    if constexpr (!all_guard_themselves_v<std::decay_t<std::tuple_element_t<I, Tuple>>...>)
+        if (!d.enter()) return false;
     if (!read_array_of(d, static_cast<std::uint32_t>(sizeof...(I)),
                        "tuple of " + std::to_string(sizeof...(I))))
         return false;
@@ -652,12 +744,16 @@ struct codec<std::variant<T...>> {
     using V = std::variant<T...>;
     static void encode(writer &w, const V &v) {
         if (v.valueless_by_exception()) return w.fail(errc::invalid_argument, "valueless std::variant");
+        if constexpr (!detail::all_guard_themselves_v<T...>)
+            if (!w.enter()) return;
         mpk_write_array(w.c(), 2);
         mpk_write_uint(w.c(), v.index());
         std::visit([&w](const auto &x) { codec<std::decay_t<decltype(x)>>::encode(w, x); }, v);
         if (w.unwinding()) w.path().index(1);
     }
     static bool decode(decoder &d, V &v) {
+        if constexpr (!detail::all_guard_themselves_v<T...>)
+            if (!d.enter()) return false;
         if (!detail::read_array_of(d, 2, "std::variant ([index, value])")) return false;
         std::size_t at = d.offset();
         std::uint64_t index = 0;

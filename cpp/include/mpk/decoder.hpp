@@ -8,6 +8,7 @@
 #define MPK_CPP_DECODER_HPP
 
 #include "error.hpp"
+#include "stack.hpp"
 #include "types.hpp"
 #include "writer.hpp"
 
@@ -69,6 +70,14 @@ public:
         return fail(errc::invalid_argument, offset, "needs the encoded bytes");
     }
     bool needs_bytes() const noexcept { return needs_bytes_; }
+    /// Before a codec opens a container (its head at offset()): true while the thread's stack has
+    /// more than mpk::stack_margin bytes left; otherwise errc::depth_limit at offset() and false
+    /// (mpk/stack.hpp). Every codec that recurses calls it, so a recursive type decoded from
+    /// hostile input fails instead of overflowing the stack, whatever limits.depth allows.
+    MPK__STACK_INLINE bool enter() {
+        if (MPK__LIKELY(detail::stack_has_room())) return true;
+        return out_of_stack();
+    }
     /// Open containers around the next token.
     std::uint32_t depth() const noexcept { return mpk_reader_depth(&r_); }
     const options &opts() const noexcept { return opts_; }
@@ -133,6 +142,12 @@ public:
     mpk_reader *c() noexcept { return &r_; }
 
 private:
+    /// enter()'s error, out of line.
+    MPK__STACK_NOINLINE bool out_of_stack() {
+        return fail(errc::depth_limit, offset(),
+                    "less than " + std::to_string(stack_margin / 1024) + " KiB of the thread's stack left at depth " +
+                        std::to_string(depth()));
+    }
     /// charge()'s error, out of line: inlined with it, the message's string building made every
     /// charge a call (22 instructions per vector element, callgrind).
     bool over_budget(std::size_t at) {

@@ -117,6 +117,10 @@ struct fields {
     static constexpr std::size_t count = std::tuple_size_v<decltype(names())>;
 };
 
+/// A described struct's codec asks the stack guard itself (struct_codec).
+template <class T>
+struct guards_itself<T, std::enable_if_t<is_described_v<T>>> : std::true_type {};
+
 /// The fast path's view of a described struct (fast.hpp).
 template <class T>
 struct fast_field<T, std::enable_if_t<is_described_v<T>>>
@@ -130,6 +134,8 @@ struct struct_codec {
     using F = fields<T>;
     static constexpr std::size_t N = F::count;
     using Tie = decltype(F::tie(std::declval<T &>()));
+    /// Fields that may recurse: the general paths ask the stack guard first (decoder::enter).
+    static constexpr bool leaves = tie_leaves<Tie>(std::make_index_sequence<N>{});
 
     static void encode(writer &w, const T &v) {
 #ifndef MPK_CPP_NO_FAST_PATH
@@ -154,6 +160,8 @@ struct struct_codec {
 
     /// The general path: every field through its codec, with errors' paths.
     static void encode_general(writer &w, const T &v) {
+        if constexpr (!leaves)
+            if (!w.enter()) return;
         auto t = F::tie(v);
         if constexpr (F::form() == layout::array) {
             mpk_write_array(w.c(), static_cast<std::uint32_t>(N));
@@ -170,6 +178,8 @@ private:
     /// InOrder: maps first try their keys in the declared order (decode_in_order).
     template <bool InOrder>
     static bool decode_as(decoder &d, T &v) {
+        if constexpr (!leaves)
+            if (!d.enter()) return false;
         std::size_t at = 0;
         mpk_tag tag;
         if (!tag_header(d, tag, at)) return false;

@@ -11,6 +11,7 @@
 #define MPK_CPP_WRITER_HPP
 
 #include "error.hpp"
+#include "stack.hpp"
 #include "types.hpp"
 
 #include <cstdint>
@@ -187,10 +188,21 @@ public:
     /// after each one and, when set, adds its segment (path()) and returns.
     bool unwinding() const noexcept { return unwinding_; }
     detail::path_builder &path() noexcept { return path_; }
+    /// Before a codec writes a container whose elements may recurse: true while the thread's stack
+    /// has more than mpk::stack_margin bytes left; otherwise fails the value (errc::depth_limit,
+    /// unwinding with its path) and returns false (mpk/stack.hpp).
+    MPK__STACK_INLINE bool enter() {
+        if (MPK__LIKELY(detail::stack_has_room())) return true;
+        out_of_stack();
+        return false;
+    }
     /// Sets the path's root (the top-level type's name) and ends the unwinding.
     void end_value(std::string_view root);
 
 private:
+    MPK__STACK_NOINLINE void out_of_stack() {
+        fail(errc::depth_limit, "less than " + std::to_string(stack_margin / 1024) + " KiB of the thread's stack left");
+    }
     writer(mpk_writer *external, int) noexcept : w_(external), external_(true) {}
     mpk_writer own_{};
     mpk_writer *w_ = &own_;
