@@ -179,7 +179,7 @@ MPK__INLINE int32_t mpkpy_utf8_one(const uint8_t *p, Py_ssize_t avail, Py_UCS4 w
 MPK__INLINE Py_ssize_t mpkpy_fill_kind(int kind, void *out, Py_ssize_t cap, const uint8_t *s, Py_ssize_t n)
 {
     Py_UCS4 widest = kind == 1 ? 0xff : kind == 2 ? 0xffff : 0x10ffff;
-    const uint8_t *p = s, *end = s + n, *end4 = n >= 4 ? end - 4 : s;
+    const uint8_t *p = s, *end = s + n;
     Py_ssize_t k = 0;
     while (p < end) {
         unsigned c = *p;
@@ -206,7 +206,8 @@ MPK__INLINE Py_ssize_t mpkpy_fill_kind(int kind, void *out, Py_ssize_t cap, cons
             continue;
         }
         int len = 0;
-        int32_t cp = LIKELY(p <= end4) ? mpkpy_utf8_one(p, 4, widest, &len)
+        /* never a read past the str's last byte: its bytes are followed by the rest of the input */
+        int32_t cp = LIKELY(end - p >= 4) ? mpkpy_utf8_one(p, 4, widest, &len)
                                        : mpkpy_utf8_one(p, end - p, widest, &len);
         if (UNLIKELY(cp < 0)) return -1;
         MPKPY_PUT(kind, out, k, cp);

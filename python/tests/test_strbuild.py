@@ -37,6 +37,12 @@ def expected_size(text):
     return BASES[kind] + (len(text) + 1) * max(kind, 1)
 
 
+def followed(body):
+    """[str, [[[None]]]]: the str followed by input whose bytes would continue a sequence cut short
+    at its end (0x91, a fixarray head, is a continuation byte), which are not the str's"""
+    return b"\x92" + str_msg(body) + b"\x91\x91\x91\xc0"
+
+
 def check(body, handlers=True):
     """mpk's str of body is CPython's, or both reject it at the same bytes."""
     try:
@@ -45,11 +51,14 @@ def check(body, handlers=True):
         with pytest.raises(mpk.InvalidUTF8Error) as info:
             mpk.unpackb(str_msg(body))
         assert (info.value.start, info.value.end) == (e.start, e.end), body.hex()
+        with pytest.raises(mpk.InvalidUTF8Error):
+            mpk.unpackb(followed(body))
         if not handlers:
             return
         assert mpk.unpackb(str_msg(body), unicode_errors="replace") == body.decode("utf-8", "replace")
         assert mpk.unpackb(str_msg(body), unicode_errors="surrogateescape") == body.decode("utf-8", "surrogateescape")
         return
+    assert mpk.unpackb(followed(body)) == [want, [[[None]]]]
     got = mpk.unpackb(str_msg(body))
     assert type(got) is str and got == want, body.hex()
     # the narrowest kind, as CPython's: the str's size is its header and 1, 2 or 4 bytes a code point
