@@ -1,24 +1,23 @@
-/* strbuild.h — str objects made from UTF-8 bytes (the decoder's str values), in two passes:
+/* strbuild.h — str objects made from UTF-8 bytes (the decoder's str values; make_str in decoder.c):
  *
- *   mpkpy_utf8_census   one pass over the bytes: the number of code points (every byte that is not
- *                       a continuation byte 10xxxxxx starts one) and the largest byte, which names
- *                       the str's kind when the bytes are valid UTF-8 (below 0x80: ASCII; 0xC2-0xC3
- *                       leads only: UCS1, code points up to U+00FF; leads up to 0xEF: UCS2; 0xF0-0xF4:
- *                       UCS4). 16 bytes a step with SSE2 (mpkpy_utf8_census_sse2), else 8 bytes a
- *                       step in plain C (mpkpy_utf8_census_words, what the portable build runs).
- *   mpkpy_str_from_utf8 PyUnicode_New(count, kind's max) and the code points written straight into
- *                       it, each sequence checked as it is decoded (continuation bytes, overlongs,
- *                       surrogates, above U+10FFFF: the same rules as CPython's strict decoder and the
- *                       core's mpk_utf8_valid). On any invalid sequence it returns NULL without an
- *                       exception and the caller hands the bytes to PyUnicode_DecodeUTF8, whose
- *                       error (or error handler) is the reference.
- *
- * Why: CPython's PyUnicode_DecodeUTF8 starts with a one-byte str and, at the first code point that
- * does not fit, converts what it has into the next kind (copying it) and goes on; it writes into a
- * buffer sized for the byte count and shrinks it at the end. On mixed text (Latin, Greek, Japanese
- * and emoji in one str, the workload `utf8_strings`) that is two conversions and a realloc per str.
- * The census costs about a quarter of an instruction per byte with SSE2; see python/bench/README.md
- * ("Session 9: strs from UTF-8") for the counts and times against CPython's decoder.
+ *   mpkpy_long_ascii_str  a str over 256 bytes whose first 256 bytes are ASCII: allocated as an
+ *                         ASCII str and filled by mpkpy_ascii_copy, which checks while it copies
+ *                         (SSE2 64 bytes a step; 8-byte words in the portable build). One pass where
+ *                         CPython's decoder, on a body that is not 8-byte aligned, scans and then
+ *                         copies: one 1 MiB string unpack 2.0-2.75x faster (3.11-3.13).
+ *   mpkpy_utf8_census     the number of code points (every byte that is not a continuation byte
+ *                         10xxxxxx starts one) and the largest byte, which names the str's kind when
+ *                         the bytes are valid UTF-8 (below 0x80: ASCII; 0xC2-0xC3 leads only: UCS1;
+ *                         leads up to 0xEF: UCS2; 0xF0-0xF4: UCS4). 16 bytes a step with SSE2
+ *                         (mpkpy_utf8_census_sse2), else 8 (mpkpy_utf8_census_words, the portable one).
+ *   mpkpy_str_from_utf8   a str of up to 256 bytes: the census, then PyUnicode_New(count, kind's max)
+ *                         filled directly, each sequence checked as it is decoded (continuation bytes,
+ *                         overlongs, surrogates, above U+10FFFF: CPython's strict rules). Replaces a
+ *                         byte-at-a-time two-pass decoder: twitter unpack 8.46M -> 8.13M instructions
+ *                         (3.12), 7.71M -> 7.45M (3.11).
+ * Anything else (a long str that is not ASCII, invalid bytes) returns NULL without an exception and
+ * make_str hands the bytes to PyUnicode_DecodeUTF8, whose result, error and error handlers are the
+ * reference. Measurements and what was tried and dropped: python/bench/README.md, "Session 9".
  *
  * The count is safe on any bytes: the fill writes one code point per non-continuation byte it
  * consumes and checks every continuation byte it consumes, so it never writes past `count` whatever
