@@ -8,6 +8,7 @@
 #include "decoder.h"
 #include "stack_guard.h"
 #include "fast_paths.h"
+#include "strbuild.h"
 
 #include <datetime.h>
 
@@ -192,89 +193,16 @@ static inline int is_ascii(const uint8_t *s, Py_ssize_t n)
     return (acc & 0x8080808080808080ull) == 0;
 }
 
-/* Strict UTF-8 to str in two passes: the first validates and finds the length in code points and
- * the widest one, the second writes them into a str of exactly that kind. CPython's decoder starts
- * narrow and widens (copying) at the first wide character, which costs more on CJK and emoji text.
- * Returns NULL without an exception on anything invalid, and the caller then hands the bytes to
- * PyUnicode_DecodeUTF8, whose error handlers and messages are the reference. */
-static PyObject *utf8_two_pass(const uint8_t *s, Py_ssize_t n)
-{
-    Py_ssize_t chars = 0, i = 0;
-    uint32_t widest = 0;
-    while (i < n) {
-        uint32_t c = s[i], cp;
-        if (c < 0x80) {
-            i++;
-            chars++;
-            continue;
-        }
-        if (c < 0xc2) return NULL;
-        if (c < 0xe0) {
-            if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80) return NULL;
-            cp = ((c & 0x1f) << 6) | (s[i + 1] & 0x3f);
-            i += 2;
-        } else if (c < 0xf0) {
-            if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80) return NULL;
-            cp = ((c & 0x0f) << 12) | ((uint32_t)(s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f);
-            if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) return NULL;
-            i += 3;
-        } else if (c < 0xf5) {
-            if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80 ||
-                (s[i + 3] & 0xc0) != 0x80)
-                return NULL;
-            cp = ((c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12) |
-                 ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);
-            if (cp < 0x10000 || cp > 0x10ffff) return NULL;
-            i += 4;
-        } else {
-            return NULL;
-        }
-        if (cp > widest) widest = cp;
-        chars++;
-    }
-    PyObject *u = PyUnicode_New(chars, widest);
-    if (!u) return NULL;
-    int kind = PyUnicode_KIND(u);
-    void *out = PyUnicode_DATA(u);
-    Py_ssize_t k = 0;
-    for (i = 0; i < n; k++) {
-        uint32_t c = s[i], cp;
-        if (c < 0x80) {
-            cp = c;
-            i++;
-        } else if (c < 0xe0) {
-            cp = ((c & 0x1f) << 6) | (s[i + 1] & 0x3f);
-            i += 2;
-        } else if (c < 0xf0) {
-            cp = ((c & 0x0f) << 12) | ((uint32_t)(s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f);
-            i += 3;
-        } else {
-            cp = ((c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12) |
-                 ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);
-            i += 4;
-        }
-        PyUnicode_WRITE(kind, out, k, cp);
-    }
-    return u;
-}
-
-
 static PyObject *make_str(mpkpy_decoder *d, const uint8_t *h, const uint8_t *s, Py_ssize_t n)
 {
     if (d->o->raw) return PyBytes_FromStringAndSize((const char *)s, n);
-    /* A long str (over 256 bytes) goes straight to CPython's decoder, which copies ASCII runs a
-     * word at a time while it checks them: one pass, where our ASCII scan and copy is two, and
-     * where a str with one accented word was scanned up to it and then decoded again. 1000 strs of
-     * 100 B-4 KiB with a few accented words, 3.12 unpack: 8.80M -> 8.10M instructions per call
-     * (msgspec 8.01M; the two-pass UTF-8 decoder: 43.2M). Short text: our ASCII scan, else two
-     * passes (utf8_two_pass). */
-    PyObject *u = NULL;
-    if (n <= 256) {
-        if (LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
-        u = utf8_two_pass(s, n);
-        if (u) return u;
-        if (PyErr_Occurred()) return NULL; /* out of memory */
-    }
+    /* Short ASCII (most strs of documents): our scan and a hand-built str. Anything else:
+     * mpkpy_str_from_utf8 (strbuild.h: a census of code points and kind, then the str of that kind
+     * filled directly), where CPython's decoder widens as it goes; invalid bytes (NULL without an
+     * exception) go to CPython's decoder, whose error or error handler is the reference. */
+    if (n <= 256 && LIKELY(is_ascii(s, n))) return mpkpy_ascii_str(s, n);
+    PyObject *u = mpkpy_str_from_utf8(s, n);
+    if (u || PyErr_Occurred()) return u;
     u = PyUnicode_DecodeUTF8((const char *)s, n, d->errors);
     if (!u && !d->errors && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
         return mpkpy_raise_utf8((const char *)s, n, OFF(d, h));
