@@ -1092,13 +1092,12 @@ static VALUE write_body(VALUE p) {
 static VALUE packer_write(VALUE self, VALUE v) {
     RB_MPK_ASAN_DEAD_STACK(); /* Ruby enters the codec */
     packer *pk = writable_packer(self);
+    write_args a = {pk, v};
     if (pk->cb_depth) {
-        pack_value(pk, v, pk->cb_depth, NULL);
-        check_writer(pk);
+        write_body((VALUE)&a);
         return self;
     }
     size_t start = mpk_writer_size(&pk->w);
-    write_args a = {pk, v};
     int state = 0;
     rb_protect(write_body, (VALUE)&a, &state);
     if (state) {
