@@ -468,6 +468,23 @@ MPK__INLINE PyObject *mpkpy_dict_from_template(PyObject *tmpl, PyObject *const *
 }
 #endif
 
+#if defined(MPKPY_FAST_ANY)
+/* Gives an empty list (size 0) room for n items from PyMem_Malloc, unzeroed; on failure the list is
+ * released and MemoryError set. */
+MPK__INLINE PyObject *mpkpy_list_give_room(PyObject *list, Py_ssize_t n)
+{
+    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
+                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
+    if (!items) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    ((PyListObject *)list)->ob_item = items;
+    ((PyListObject *)list)->allocated = n;
+    return list;
+}
+#endif
+
 /* ---- lists ---------------------------------------------------------------------------------------
  * An empty, untracked list with room for n items, to be filled in order (items[i] = ...), then
  * given its size (Py_SET_SIZE) and handed to the collector (PyObject_GC_Track, decoder.c fill_end).
@@ -507,15 +524,7 @@ MPK__INLINE PyObject *mpkpy_list_unfilled(Py_ssize_t n, int fresh)
         PyObject_GC_UnTrack(list);
     }
     if (n == 0) return list;
-    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
-    if (!items) {
-        Py_DECREF(list);
-        return PyErr_NoMemory();
-    }
-    ((PyListObject *)list)->ob_item = items;
-    ((PyListObject *)list)->allocated = n;
-    return list;
+    return mpkpy_list_give_room(list, n);
 #else
     (void)fresh;
     PyObject *list = PyList_New(n);
@@ -544,15 +553,7 @@ MPK__INLINE PyObject *mpkpy_list_unfilled_tracked(Py_ssize_t n)
 #else
     PyObject *list = PyList_New(0);
     if (!list || n == 0) return list;
-    PyObject **items = (size_t)n <= PY_SSIZE_T_MAX / sizeof(PyObject *)
-                           ? (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *)) : NULL;
-    if (!items) {
-        Py_DECREF(list);
-        return PyErr_NoMemory();
-    }
-    ((PyListObject *)list)->ob_item = items;
-    ((PyListObject *)list)->allocated = n;
-    return list;
+    return mpkpy_list_give_room(list, n);
 #endif
 }
 
