@@ -415,3 +415,102 @@ func TestFlatArray(t *testing.T) {
 		t.Errorf("[1,2]: %v allocations", n)
 	}
 }
+
+// TestSizedArrayMarshal: a flat array of strings, bins and scalars written by marshalSizedArray
+// (sized first, then written into one allocation of that size) is what the buffered path (its
+// fallback) and reflection write, for strings and bins on both sides of every head bound, ints
+// of every width, array heads of 16 bits, and one allocation of exactly the bytes it needs; an
+// array with a container among its leaves is declined, by the samples or by the sizing pass, and
+// Marshal still writes it right.
+func TestSizedArrayMarshal(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	sizes := []int{0, 1, 31, 32, 255, 256, 1023, 4095, 65535, 65536}
+	ints := []int64{0, 127, 128, -32, -33, 255, 256, -129, 65535, 65536, -32769, math.MaxUint32, math.MaxUint32 + 1, math.MinInt64}
+	leaf := func() any {
+		n := sizes[r.Intn(len(sizes))]
+		switch r.Intn(11) {
+		case 0, 1, 2:
+			return strings.Repeat(string(rune('a'+r.Intn(26))), n)
+		case 3:
+			b := make([]byte, n)
+			r.Read(b)
+			return b
+		case 4:
+			return []byte(nil)
+		case 5:
+			return ints[r.Intn(len(ints))]
+		case 6:
+			return int(ints[r.Intn(len(ints))])
+		case 7:
+			return uint64(ints[r.Intn(len(ints))])
+		case 8:
+			return r.NormFloat64()
+		case 9:
+			return r.Intn(2) == 0
+		}
+		return nil
+	}
+	for i := 0; i < 200; i++ {
+		a := make([]any, smallTreeTop+1+r.Intn(40))
+		if i%10 == 0 {
+			a = make([]any, 16+r.Intn(bulkArrayTop-16)) // array16 heads
+		}
+		for j := range a {
+			a[j] = leaf()
+		}
+		a[len(a)-1] = "last"
+		out, ok := marshalSizedArray(a)
+		if !ok {
+			t.Fatalf("%d: a flat array of leaves declined", i)
+		}
+		buffered := bufferedMarshal(t, a)
+		if !bytes.Equal(out, buffered) {
+			t.Fatalf("%d: sized %d bytes differ from the buffered path's %d", i, len(out), len(buffered))
+		}
+		if i < 20 {
+			var slow []byte
+			withReflection(func() { slow, _ = Marshal(a) })
+			if !bytes.Equal(out, slow) {
+				t.Fatalf("%d: sized bytes differ from reflection's", i)
+			}
+			// sized right: one allocation (a short size would grow it)
+			if n := testing.AllocsPerRun(5, func() { marshalSizedArray(a) }); n != 1 && !raceEnabled {
+				t.Fatalf("%d: %v allocations", i, n)
+			}
+		}
+		if got, err := Marshal(a); err != nil || !bytes.Equal(got, buffered) {
+			t.Fatalf("%d: Marshal differs from the buffered path (%v)", i, err)
+		}
+	}
+	// c_strings' shape through Marshal: taken, exact size
+	cs := make([]any, 1024)
+	for i := range cs {
+		cs[i] = strings.Repeat("c", i)
+	}
+	if out, err := Marshal(cs); err != nil || !bytes.Equal(out, bufferedMarshal(t, cs)) || cap(out)-len(out) > len(out)/8 {
+		t.Fatalf("c_strings shape: %v len %d cap %d", err, len(out), cap(out))
+	}
+	var csv any = cs
+	if n := testing.AllocsPerRun(5, func() { Marshal(csv) }); n != 1 && !raceEnabled {
+		t.Errorf("c_strings shape: %v allocations", n)
+	}
+	// declined: a container or another type among the leaves, sampled or not
+	for _, pos := range []int{0, 5, 20, 39} {
+		for _, odd := range []any{map[string]any{"a": "b"}, []any{"x"}, int32(3), time.Unix(1, 0)} {
+			a := make([]any, 40)
+			for j := range a {
+				a[j] = strings.Repeat("s", j)
+			}
+			a[pos] = odd
+			if _, ok := marshalSizedArray(a); ok {
+				t.Fatalf("%T at %d taken", odd, pos)
+			}
+			out, err := Marshal(a)
+			var slow []byte
+			withReflection(func() { slow, _ = Marshal(a) })
+			if err != nil || !bytes.Equal(out, slow) {
+				t.Fatalf("%T at %d: Marshal differs from reflection (%v)", odd, pos, err)
+			}
+		}
+	}
+}
