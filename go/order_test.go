@@ -393,3 +393,31 @@ func TestShapeStackPath(t *testing.T) {
 		t.Fatalf("busy entries left: %b", e.shapesBusy)
 	}
 }
+
+// TestUnsortedTwoPairMaps: under UnsortedMapKeys a map of two pairs goes through the sorted
+// writer of two pairs (appendStringMapTwo, whose remembered keys spare the range: citm_catalog's
+// 9,592 such maps), so its pairs come out sorted, for maps whose keys repeat (lookups), alternate
+// between two pairs of keys, or never repeat (the range); the maps around them keep Go's order.
+func TestUnsortedTwoPairMaps(t *testing.T) {
+	var a []any
+	for i := 0; i < 300; i++ {
+		switch i % 3 {
+		case 0:
+			a = append(a, map[string]any{"blockIds": []any{}, "areaId": int64(i)})
+		case 1:
+			a = append(a, map[string]any{"name": "n", "id": int64(i)})
+		default:
+			a = append(a, map[string]any{fmt.Sprint("k", i): true, fmt.Sprint("j", i): nil})
+		}
+	}
+	sorted, err := Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		b, err := EncodeOptions{UnsortedMapKeys: true}.Marshal(a)
+		if err != nil || !bytes.Equal(b, sorted) {
+			t.Fatalf("maps of two pairs not in sorted order under UnsortedMapKeys (%v)", err)
+		}
+	}
+}
