@@ -4,6 +4,8 @@
 //   encode: mpk owned and shared, msgpackr, and the floor of an owned result: `own` = one
 //           Uint8Array.prototype.slice of the output's size out of a larger buffer (the allocation of
 //           an ArrayBuffer of its own and the copy, which a view into a shared buffer does not pay).
+//           `strs written`: every string of 48 units and more written by utf8Write, one call each (both
+//           libraries' way for such strings in Node), `bins copied`: every bin `set` into a buffer.
 //           An owned encode at 1.0x msgpackr's shared one needs mpk's shared encode faster than
 //           msgpackr by at least `own`: "owned reachable" is msgpackr / (mpk shared + own).
 //   decode: mpk, msgpackr (addon), and the floors of what the value holds:
@@ -16,7 +18,14 @@
 //                   up to 32 KiB of them and one String.prototype.slice each (the strs lie end to
 //                   end here, so no heads in between are checked or copied: a lower bound);
 //           msgpackr-extract makes its strs in native code, several per call.
+//   --alloc: no workloads; instead the ways to make an owned result of n bytes (its own ArrayBuffer,
+//           as encode's default returns), per size, against a view (what a shared result costs):
+//           `slice` (Uint8Array.prototype.slice, what Encoder.ts does), `new+set` (new Uint8Array(n),
+//           then set), `AB.slice` (ArrayBuffer.prototype.slice, then a view), `allocUnsafeSlow+set`
+//           (a Node Buffer over memory not zeroed), `new` (new Uint8Array(n) alone: the least that
+//           writing straight into an exact-size buffer would pay, knowing n beforehand for free).
 //   node js/bench/floor-node.mjs [--rounds=21] [--window-ms=3] id...
+//   node js/bench/floor-node.mjs --alloc [--rounds=21] [--window-ms=3] [size...]
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -38,6 +47,7 @@ const shared = new mpk.Encoder({ sharedBuffer: true });
 const dec = new mpk.Decoder({ int64: "number" });
 const utf8Slice = Buffer.prototype.utf8Slice;
 const latin1Slice = Buffer.prototype.latin1Slice;
+const utf8Write = Buffer.prototype.utf8Write;
 
 function measure(codecs) {
   const samples = Object.fromEntries(Object.keys(codecs).map((k) => [k, []]));
@@ -48,6 +58,21 @@ function measure(codecs) {
     for (const k of keys) samples[k].push(timeWindow(codecs[k], windowMs));
   }
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
+/** every string of 48 units and more (values and keys) and every bin of the value, in order */
+function leaves(value) {
+  const allStrs = [];
+  const allBins = [];
+  const walk = (v) => {
+    if (v instanceof Uint8Array) allBins.push(v);
+    else if (typeof v === "string") {
+      if (v.length >= 48) allStrs.push(v);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") for (const k of Object.keys(v)) walk(k), walk(v[k]);
+  };
+  walk(value);
+  return { allStrs, allBins };
 }
 
 /** the value's bins, and its strs of 17 bytes and more as [start, end, ascii] ranges of one buffer of their UTF-8 */
@@ -76,20 +101,80 @@ function parts(value) {
   return { bins, text: bytes, ranges };
 }
 
-const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`);
+const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
+
+if (process.argv.includes("--alloc")) {
+  const sizes = ids.length ? ids.map(Number) : [16, 64, 65, 128, 192, 512, 1024, 8192, 65536, 1 << 20];
+  const src = new Uint8Array((1 << 20) + 64).map((_, i) => i * 7);
+  const dv = new DataView(src.buffer);
+  for (const n of sizes) {
+    const m = measure({
+      view: () => src.subarray(8, 8 + n),
+      slice: () => src.slice(8, 8 + n),
+      "new+set": () => {
+        const o = new Uint8Array(n);
+        o.set(src.subarray(8, 8 + n));
+        return o;
+      },
+      "new+setDV": () => {
+        const o = new Uint8Array(n);
+        o.set(new Uint8Array(dv.buffer, 8, n));
+        return o;
+      },
+      "new+loop": () => {
+        const o = new Uint8Array(n);
+        for (let i = 0; i < n; i++) o[i] = src[8 + i];
+        return o;
+      },
+      "AB.slice": () => new Uint8Array(src.buffer.slice(8, 8 + n)),
+      "allocUnsafeSlow+set": () => {
+        const o = Buffer.allocUnsafeSlow(n);
+        o.set(src.subarray(8, 8 + n));
+        return o;
+      },
+      new: () => new Uint8Array(n),
+    });
+    console.log(`${n} B: ${Object.entries(m).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")}`);
+  }
+  process.exit(0);
+}
 for (const w of loadWorkloads(resolve(here, "..", ".."), mpk.encode)) {
   if (ids.length && !ids.includes(w.id)) continue;
   const value = dec.decode(w.msgpack);
   const out = shared.encode(value);
   const big = new Uint8Array(out.length + 64);
   big.set(out, 8);
-  const e = measure({
+  const { allStrs, allBins } = leaves(value);
+  const scratch = new Uint8Array(out.length + 64);
+  const codecs = {
     owned: () => owned.encode(value),
     shared: () => shared.encode(value),
     msgpackr: () => packr.pack(value),
     own: () => big.slice(8, 8 + out.length),
-  });
-  console.log(`${w.id} encode (${out.length} B): mpk owned ${fmt(e.owned)}, shared ${fmt(e.shared)}, msgpackr ${fmt(e.msgpackr)}, own-result floor ${fmt(e.own)} | shared vs msgpackr ${(e.msgpackr / e.shared).toFixed(2)}, owned vs msgpackr ${(e.msgpackr / e.owned).toFixed(2)}, owned reachable at most ${(e.msgpackr / (e.shared + e.own)).toFixed(2)}`);
+  };
+  // what any encoder pays for the payloads alone: every str of 48 units and more written by Node's
+  // own UTF-8 writer (utf8Write, one call each, as mpk and msgpackr both do), shorter ones and keys
+  // not counted; every bin copied in (set), no heads
+  if (allStrs.length) {
+    codecs.strsWrite = () => {
+      let at = 0;
+      for (const s of allStrs) at += utf8Write.call(scratch, s, at, scratch.length - at);
+      return at;
+    };
+  }
+  if (allBins.length) {
+    codecs.binsSet = () => {
+      let at = 0;
+      for (const b of allBins) {
+        scratch.set(b, at);
+        at += b.length;
+      }
+      return at;
+    };
+  }
+  const e = measure(codecs);
+  const payload = [e.strsWrite !== undefined ? `strs written ${fmt(e.strsWrite)} (${allStrs.length} of 48+ units)` : "", e.binsSet !== undefined ? `bins copied ${fmt(e.binsSet)} (${allBins.length})` : ""].filter(Boolean).join(", ");
+  console.log(`${w.id} encode (${out.length} B): mpk owned ${fmt(e.owned)}, shared ${fmt(e.shared)}, msgpackr ${fmt(e.msgpackr)}, own-result floor ${fmt(e.own)}${payload ? `, ${payload}` : ""} | shared vs msgpackr ${(e.msgpackr / e.shared).toFixed(2)}, owned vs msgpackr ${(e.msgpackr / e.owned).toFixed(2)}, owned reachable at most ${(e.msgpackr / (e.shared + e.own)).toFixed(2)}`);
   const { bins, text, ranges } = parts(value);
   const d = {
     mpk: () => dec.decode(w.msgpack),

@@ -151,7 +151,7 @@ export class Encoder {
       // owned: a copy, and the next encode writes over the same bytes; shared: a view, and the
       // next one writes after it
       if (!cfg.sharedBuffer) return deferBins.length === 0 ? target.slice(start, pos) : withDeferred();
-      const out = target.subarray(start, pos);
+      const out = sharedView(start, pos);
       if (!saved) lastSharedOutput = pos - start;
       start = (pos + 7) & ~7;
       return out;
@@ -258,6 +258,22 @@ function startShared(): void {
   target = new Uint8Array(size);
   view = new DataView(target.buffer);
   start = pos = 0;
+}
+
+/**
+ * A shared-buffer result: a view of target[from, to). Made with the Uint8Array constructor over the
+ * chunk's ArrayBuffer, read from the DataView (`view.buffer`), rather than `target.subarray`:
+ * subarray looks up the species constructor on every call and a typed array's `.buffer` getter is
+ * slow in V8, while a DataView's is cheap. Measured in Node 20 (CPU time, one process, medians of
+ * 21 windows, a 192-byte view): subarray 121-132 ns, `new Uint8Array(typedArray.buffer, ...)`
+ * 135-148 ns, `new Uint8Array(dataView.buffer, ...)` 78-84 ns. In the encoder (same process, the
+ * builds before and after loaded in both orders, medians of 61 windows): shared encode of [1,2]
+ * 1.15-1.28x, table16 1.05-1.10x, product 1.02-1.03x. Standard JavaScript in every runtime, so it
+ * is its own portable path (the browser suite runs it too). target and view always lie over the
+ * same ArrayBuffer from byte 0 (every assignment sets both; mapping.test.ts checks the results).
+ */
+function sharedView(from: number, to: number): Uint8Array {
+  return new Uint8Array(view.buffer, from, to - from);
 }
 
 /** Moves the output so far into a new buffer with room for `extra` more bytes. */

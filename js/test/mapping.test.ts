@@ -186,6 +186,26 @@ describe("owned memory", () => {
     assert.deepEqual(decode(a), { a: 1 });
     assert.deepEqual(decode(b), { b: 2 });
   });
+  test("sharedBuffer: each result is a plain Uint8Array over exactly its bytes, across new chunks, overflows and nested encodes", () => {
+    // sharedView makes results from the DataView's ArrayBuffer: it relies on the output buffer and
+    // its DataView lying over the same ArrayBuffer from byte 0 whatever path made the buffer
+    const extensions = new ExtensionCodec().register({ type: 3, encode: (x) => (x instanceof Set ? shared.encode([...x]).slice() : null) });
+    const shared = new Encoder({ sharedBuffer: true, extensions });
+    const values: unknown[] = [];
+    for (let i = 0; i < 40; i++) values.push({ i, s: "x".repeat(i * 997 % 5000) }); // some outgrow the chunk mid-write
+    values.push("y".repeat(300_000), [1, 2], new Set([1, "z".repeat(70_000)]), { big: new Uint8Array(200_000).fill(5) }, 7);
+    const kept: [Uint8Array, string][] = [];
+    for (const v of values) {
+      const r = shared.encode(v);
+      const want = bytesToHex(encode(v, { extensions }));
+      assert.equal(Object.getPrototypeOf(r), Uint8Array.prototype);
+      assert.equal(bytesToHex(r), want);
+      assert.ok(r.byteOffset + r.byteLength <= r.buffer.byteLength);
+      kept.push([r, want]);
+    }
+    // and no later encode wrote over an earlier result
+    for (const [r, want] of kept) assert.equal(bytesToHex(r), want);
+  });
   test("sharedBuffer: a long string's result holds about its own size, not 3 bytes a unit", () => {
     // Room for a long string was once reserved at 3 bytes a UTF-16 unit: a 1 MiB ASCII string's
     // shared result lay in a 6 MiB buffer (and each such encode allocated 2 MiB)
