@@ -194,3 +194,69 @@ func TestNumElemsPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyArrayShared checks the empty arrays decoded into `any` (emptyAnyArray, and the
+// fallback with a box of its own): each is a non-nil []any of length and capacity 0, appending
+// to one leaves the others empty, and with the shared box 100 of them cost no allocation each.
+func TestEmptyArrayShared(t *testing.T) {
+	defer func(v bool) { sharedEmptyArray = v }(sharedEmptyArray)
+	// [[], [], {"a": [], "b": [[]]}, 100 x []] through the general decoder, and [[]] through
+	// the small-message path
+	big := []byte{mArray16, 0, 103, 0x90, 0x90, 0x82, 0xa1, 'a', 0x90, 0xa1, 'b', 0x91, 0x90}
+	for i := 0; i < 100; i++ {
+		big = append(big, 0x90)
+	}
+	allocs := map[bool]float64{}
+	for _, shared := range []bool{true, false} {
+		sharedEmptyArray = shared
+		var empties []any
+		var walk func(x any)
+		walk = func(x any) {
+			switch v := x.(type) {
+			case []any:
+				if len(v) == 0 {
+					empties = append(empties, x)
+				}
+				for _, e := range v {
+					walk(e)
+				}
+			case map[string]any:
+				for _, e := range v {
+					walk(e)
+				}
+			}
+		}
+		for _, in := range [][]byte{big, {0x91, 0x90}, {0x90}} {
+			var x any
+			if err := Unmarshal(in, &x); err != nil {
+				t.Fatal(err)
+			}
+			walk(x)
+		}
+		if len(empties) != 104+1+1 {
+			t.Fatalf("shared=%v: %d empty arrays", shared, len(empties))
+		}
+		for _, e := range empties {
+			a := e.([]any)
+			if a == nil || len(a) != 0 || cap(a) != 0 {
+				t.Fatalf("shared=%v: got %#v (nil %v, cap %d)", shared, a, a == nil, cap(a))
+			}
+		}
+		grown := append(empties[0].([]any), "x")
+		grown[0] = "y"
+		for _, e := range empties {
+			if len(e.([]any)) != 0 {
+				t.Fatalf("shared=%v: an append changed another empty array", shared)
+			}
+		}
+		allocs[shared] = testing.AllocsPerRun(20, func() {
+			var x any
+			if err := Unmarshal(big, &x); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if allocs[true] > allocs[false]-100 {
+		t.Fatalf("allocations per decode: %v shared, %v not: want 100 fewer", allocs[true], allocs[false])
+	}
+}
