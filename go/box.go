@@ -22,10 +22,12 @@ import "unsafe"
 // string keeps at most its chunk (2 KiB or 4 KiB) alive, as a retained string keeps its arena
 // chunk.
 
-// boxChunkMax is the most slots of a chunk; chunks start at boxChunkMin and double.
+// boxChunkMax is the most slots of a chunk; the first chunk of a decode has boxChunkFirst,
+// the second boxChunkMin, and each later one twice the last (see boxChunkLen).
 const (
-	boxChunkMin = 16
-	boxChunkMax = 256
+	boxChunkFirst = 8
+	boxChunkMin   = 32
+	boxChunkMax   = 256
 )
 
 // eface is the layout of an `any`: its dynamic type and a pointer to its value.
@@ -113,10 +115,19 @@ func boxLeaf(typ unsafe.Pointer, bits uint64) any {
 	return *(*float64)(unsafe.Pointer(&bits))
 }
 
-// boxChunkLen is the size of the next chunk after one of last slots: twice the last, within
-// [boxChunkMin, boxChunkMax], and no more than the values the rest of the input can hold.
+// boxChunkLen is the size of the next chunk after one of last slots: boxChunkFirst for the
+// first, then twice the last within [boxChunkMin, boxChunkMax], and never more than the values
+// the rest of the input can hold. A small first chunk, then a jump to 32: a document with a
+// few boxed values (rb_image: 3 strings and 3 numbers beside a 6 KiB bin) took 16-slot chunks
+// of 256 and 128 bytes, and allocated 12% more bytes than msgp; chunks of 8, 32, 64, ... cost a
+// document with many values no more allocations than 16, 32, 64, ... did. Measured B/op in
+// go/bench/README.md ("Final: Unmarshal cells below the bar").
 func (d *decodeState) boxChunkLen(last int) int {
-	return min(max(2*last, boxChunkMin), boxChunkMax, len(d.data)-d.off+1)
+	n := boxChunkFirst
+	if last > 0 {
+		n = min(max(2*last, boxChunkMin), boxChunkMax)
+	}
+	return min(n, len(d.data)-d.off+1)
 }
 
 func (d *decodeState) newNumChunk() bool {
@@ -155,7 +166,9 @@ var boxAnySliceType = typeOfAny([]any(nil))
 func newAnyArray(n int) (any, []any) {
 	switch {
 	case n == 0:
-		break
+		if sharedEmptyArray {
+			return emptyAnyArray, nil
+		}
 	case n <= 2:
 		return boxedArray[[2]any](n)
 	case n <= 4:
@@ -168,6 +181,19 @@ func newAnyArray(n int) (any, []any) {
 	a := make([]any, n)
 	return a, a
 }
+
+// emptyAnyArray is the `any` of every empty array decoded into `any`: a []any of length and
+// capacity 0, not nil. A fresh one is a make([]any, 0), which allocates nothing, boxed in an
+// `any`, which allocates its slice header (24 bytes); one shared box serves them all, since
+// nothing can be written through a slice of capacity 0 (an append makes a new array) and the
+// box itself is never written. Measured (callgrind, go/bench cmd/prof, instructions per
+// Unmarshal into `any`): citm_catalog.json has 8,695 empty arrays (its areas' "blockIds"), each
+// one such allocation; figures in go/bench/README.md. sharedEmptyArray off is the fallback, a
+// box of its own (TestEmptyArrayShared runs both).
+var emptyAnyArray any = make([]any, 0)
+
+// sharedEmptyArray selects emptyAnyArray; tests turn it off to run the fallback.
+var sharedEmptyArray = true
 
 // anyArrayBytes is what newAnyArray(n) allocates, for the allocation budget.
 func anyArrayBytes(n uint64) uint64 {
