@@ -173,6 +173,8 @@ MPK__INLINE int32_t mpkpy_utf8_one(const uint8_t *p, Py_ssize_t avail, Py_UCS4 w
      : (kind) == 2 ? (void)(((Py_UCS2 *)(out))[k] = (Py_UCS2)(cp))                                \
                    : (void)(((Py_UCS4 *)(out))[k] = (Py_UCS4)(cp)))
 
+#include "utf8_avx2.h"
+
 /* The fill of a str of `kind` (1, 2, 4; a constant in each of the three callers below), on
  * pointers (an index form was 1-2 instructions a code point more) */
 MPK__INLINE Py_ssize_t mpkpy_fill_kind(int kind, void *out, Py_ssize_t cap, const uint8_t *s, Py_ssize_t n)
@@ -341,7 +343,14 @@ static PyObject *mpkpy_long_ascii_str(const uint8_t *s, Py_ssize_t n)
 
 static PyObject *mpkpy_str_from_utf8(const uint8_t *s, Py_ssize_t n)
 {
-    if (n > MPKPY_STR_FILL_MAX) return mpkpy_long_ascii_str(s, n);
+    if (n > MPKPY_STR_FILL_MAX) {
+        PyObject *u = mpkpy_long_ascii_str(s, n);
+#ifdef MPKPY_UTF8_AVX2
+        /* not ASCII: the AVX2 check and fill when the CPU has it (utf8_avx2.h), else CPython's */
+        if (!u && mpkpy_utf8_avx2_on && !PyErr_Occurred()) return mpkpy_str_from_utf8_avx2(s, n);
+#endif
+        return u;
+    }
     mpkpy_census c = mpkpy_utf8_census(s, n);
     if (c.top < 0x80) return mpkpy_ascii_str(s, n);
     Py_ssize_t count = n - c.cont;
@@ -359,6 +368,23 @@ static PyObject *mpkpy_str_from_utf8(const uint8_t *s, Py_ssize_t n)
         return NULL;
     }
     return u;
+}
+
+/* Called once at import: which path long non-ASCII strs take (see utf8_avx2.h) */
+static void mpkpy_strbuild_init(void)
+{
+#ifdef MPKPY_UTF8_AVX2
+    mpkpy_utf8_avx2_init();
+#endif
+}
+
+/* "avx2" or "portable" (CPython's decoder): the module's _utf8_path, which the tests check */
+static const char *mpkpy_strbuild_path(void)
+{
+#ifdef MPKPY_UTF8_AVX2
+    if (mpkpy_utf8_avx2_on) return "avx2";
+#endif
+    return "portable";
 }
 
 #endif
