@@ -1492,8 +1492,14 @@ Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map)
     return n;
 }
 
+const char *mpkpy_utf8_path(void)
+{
+    return mpkpy_strbuild_path();
+}
+
 int mpkpy_decoder_init_module(void)
 {
+    mpkpy_strbuild_init();
     if (small_ints_init() < 0) return -1;
     PyDateTime_IMPORT;
     return PyDateTimeAPI ? 0 : -1;

@@ -78,5 +78,7 @@ int mpkpy_skip(mpkpy_decoder *d, mpkpy_walk *w);
 /* Reads an array (want_map 0) or map (1) head at d->p: its count, or -1 with an exception
  * (ValueError "Unexpected type header on stream" when the head is another type). */
 Py_ssize_t mpkpy_read_header(mpkpy_decoder *d, int want_map);
+/* "avx2" or "portable": how long non-ASCII strs are decoded (strbuild.h, utf8_avx2.h) */
+const char *mpkpy_utf8_path(void);
 
 #endif

@@ -2,6 +2,7 @@
  * place where the C core's error kinds become Python exceptions. */
 #include "mpk_py.h"
 #include "fast_paths.h"
+#include "decoder.h"
 
 #include <datetime.h>
 
@@ -196,7 +197,9 @@ PyMODINIT_FUNC PyInit__mpk(void)
         PyModule_AddObject(m, "Unpacker", (PyObject *)&mpkpy_UnpackerType) < 0 ||
         PyModule_AddStringConstant(m, "core_version", mpk_version()) < 0 ||
         /* which build this is: 1 when MPK_PORTABLE=1 turned the fast paths of fast_paths.h off */
-        PyModule_AddIntConstant(m, "_portable", MPKPY_PORTABLE_BUILD) < 0) {
+        PyModule_AddIntConstant(m, "_portable", MPKPY_PORTABLE_BUILD) < 0 ||
+        /* "avx2" when long non-ASCII strs take ext/utf8_avx2.h, else "portable" */
+        PyModule_AddStringConstant(m, "_utf8_path", mpkpy_utf8_path()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -602,8 +602,10 @@ MPK__INLINE void copy_str_body(uint8_t *dst, const char *src, size_t n)
     memcpy(&hi, src + n - 8, 8);
     unsigned __int128 tail = ((unsigned __int128)hi << 64) | lo;
     unsigned drop = (unsigned)(16 - (n - whole)) * 8; /* 8..128 bits; a shift by 128 is undefined */
-    tail >>= drop / 2;
-    tail >>= drop - drop / 2;
+    /* one variable shift (0..120 bits) and one by the constant 8: two variable shifts (drop / 2,
+     * then the rest) cost 23 instructions a str (str array (10k) pack, 3.13: 963k per call) */
+    tail >>= drop - 8;
+    tail >>= 8;
     memcpy(dst + whole, &tail, 16);
 }
 #else

@@ -15,9 +15,14 @@
  *                         overlongs, surrogates, above U+10FFFF: CPython's strict rules). Replaces a
  *                         byte-at-a-time two-pass decoder: twitter unpack 8.46M -> 8.13M instructions
  *                         (3.12), 7.71M -> 7.45M (3.11).
- * Anything else (a long str that is not ASCII, invalid bytes) returns NULL without an exception and
- * make_str hands the bytes to PyUnicode_DecodeUTF8, whose result, error and error handlers are the
- * reference. Measurements and what was tried and dropped: python/bench/README.md, "Session 9".
+ *   mpkpy_str_from_utf8_avx2  (utf8_avx2.h) on a CPU with AVX2, every non-ASCII str of 32 bytes or
+ *                         more (below that the census and checked fill): a vector check, then a fill
+ *                         without per-sequence checks. Without AVX2 (or with MPK_PY_NO_AVX2=1 at
+ *                         import) a long non-ASCII str goes to CPython's decoder, as before.
+ * Anything else (invalid bytes; a long non-ASCII str without AVX2) returns NULL without an exception
+ * and make_str hands the bytes to PyUnicode_DecodeUTF8, whose result, error and error handlers are
+ * the reference. Measurements and what was tried and dropped: python/bench/README.md, "Session 9"
+ * and "Final: str and bin cells below the bar (session 10)".
  *
  * The count is safe on any bytes: the fill writes one code point per non-continuation byte it
  * consumes and checks every continuation byte it consumes, so it never writes past `count` whatever
@@ -172,6 +177,8 @@ MPK__INLINE int32_t mpkpy_utf8_one(const uint8_t *p, Py_ssize_t avail, Py_UCS4 w
     ((kind) == 1 ? (void)(((Py_UCS1 *)(out))[k] = (Py_UCS1)(cp))                                  \
      : (kind) == 2 ? (void)(((Py_UCS2 *)(out))[k] = (Py_UCS2)(cp))                                \
                    : (void)(((Py_UCS4 *)(out))[k] = (Py_UCS4)(cp)))
+
+#include "utf8_avx2.h"
 
 /* The fill of a str of `kind` (1, 2, 4; a constant in each of the three callers below), on
  * pointers (an index form was 1-2 instructions a code point more) */
@@ -338,10 +345,29 @@ static PyObject *mpkpy_long_ascii_str(const uint8_t *s, Py_ssize_t n)
  * removed the mispredicted branches (290k -> 1k per call) but took 31M instructions and 1.6x the
  * time: dropped. */
 #define MPKPY_STR_FILL_MAX 256
+/* Non-ASCII strs from this many bytes take the AVX2 path when it is on (utf8_avx2.h). Measured on
+ * twitter unpack (755 non-ASCII strs, 3.12, callgrind per call): CPython's decoder above 256 bytes
+ * 8.16M, the AVX2 path above 256 7.55M, from 128 7.27M, from 64 7.20M, from 32 7.18M, from 1 7.15M;
+ * same-process times from 64 down to 1 were level within the noise, above 256 5-20% slower. */
+#define MPKPY_AVX2_MIN 32
 
 static PyObject *mpkpy_str_from_utf8(const uint8_t *s, Py_ssize_t n)
 {
-    if (n > MPKPY_STR_FILL_MAX) return mpkpy_long_ascii_str(s, n);
+    if (n > MPKPY_STR_FILL_MAX) {
+        PyObject *u = mpkpy_long_ascii_str(s, n);
+#ifdef MPKPY_UTF8_AVX2
+        /* not ASCII: the AVX2 check and fill when the CPU has it (utf8_avx2.h), else CPython's */
+        if (!u && mpkpy_utf8_avx2_on && !PyErr_Occurred()) return mpkpy_str_from_utf8_avx2(s, n);
+#endif
+        return u;
+    }
+#ifdef MPKPY_UTF8_AVX2
+    if (n >= MPKPY_AVX2_MIN && mpkpy_utf8_avx2_on) {
+        PyObject *u = mpkpy_str_from_utf8_avx2(s, n);
+        if (u || PyErr_Occurred()) return u;
+        return NULL;
+    }
+#endif
     mpkpy_census c = mpkpy_utf8_census(s, n);
     if (c.top < 0x80) return mpkpy_ascii_str(s, n);
     Py_ssize_t count = n - c.cont;
@@ -359,6 +385,23 @@ static PyObject *mpkpy_str_from_utf8(const uint8_t *s, Py_ssize_t n)
         return NULL;
     }
     return u;
+}
+
+/* Called once at import: which path long non-ASCII strs take (see utf8_avx2.h) */
+static void mpkpy_strbuild_init(void)
+{
+#ifdef MPKPY_UTF8_AVX2
+    mpkpy_utf8_avx2_init();
+#endif
+}
+
+/* "avx2" or "portable" (CPython's decoder): the module's _utf8_path, which the tests check */
+static const char *mpkpy_strbuild_path(void)
+{
+#ifdef MPKPY_UTF8_AVX2
+    if (mpkpy_utf8_avx2_on) return "avx2";
+#endif
+    return "portable";
 }
 
 #endif

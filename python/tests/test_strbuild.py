@@ -2,7 +2,8 @@
 that kind filled straight from the UTF-8), not by CPython's decoder: they must be the very strs
 CPython's strict decoder makes (same value, kind and size: a str of a wider kind than it needs
 compares unequal to the same text in CPython), and every byte string CPython rejects must be
-rejected, with CPython's error position. The SSE2 census runs here on x86-64; the portable build
+rejected, with CPython's error position. The SSE2 census runs here on x86-64 (for strs under 32 bytes
+when the CPU has AVX2: longer ones are tests/test_utf8_avx2.py's); the portable build
 (`make test-python-portable`) runs the same tests on the 8-bytes-a-step census."""
 import random
 import struct
