@@ -574,8 +574,10 @@ function scanTokensCounted(buf: Uint8Array, from: number, end: number): number {
           break;
       }
       if (h < 0xd9 || h > 0xdb) {
-        // not a str: counted whole (only its bytes before the window's end can matter)
-        if (wa > 0) high += highBytes(buf, token, next! < end ? next! : end);
+        // not a str: counted whole, if it can lie inside the window (one that ends past the
+        // longest window ends it: no str after it can be batched in this pass, so a large bin
+        // is never counted byte by byte)
+        if (wa > 0 && next! - ws <= WINDOW_MAX_SPAN) high += highBytes(buf, token, next! < end ? next! : end);
         p = next!;
         continue;
       }
@@ -583,7 +585,7 @@ function scanTokensCounted(buf: Uint8Array, from: number, end: number): number {
     const stop = p + len!;
     if (stop > end) break;
     if (len! < BATCH_MIN_BYTES || len! > WINDOW_MAX_BYTES) {
-      if (wa > 0) high += highBytes(buf, token, stop);
+      if (wa > 0 && stop - ws <= WINDOW_MAX_SPAN) high += highBytes(buf, token, stop); // (as above)
       p = stop;
       continue;
     }

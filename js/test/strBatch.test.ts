@@ -234,6 +234,21 @@ describe("str batch", () => {
     }
   });
 
+  test("counted mode: a large bin or long non-ASCII str after a window ends it, and what follows decodes right", { skip: !COUNTED }, () => {
+    const value: unknown[] = [];
+    for (let i = 0; i < 400; i++) {
+      value.push(ascii(i, 100 + (i % 50)));
+      if (i % 100 === 50) value.push(new Uint8Array(100000).fill(0xff), "ü".repeat(20000 + i));
+    }
+    const bytes = encode(value);
+    const modes: boolean[] = [];
+    const got = batched(bytes, true, undefined, modes);
+    assert.ok(modes.filter((m) => m).length >= 3, `counted passes: ${modes.join(",")}`);
+    for (const s of got.values()) assert.ok(value.includes(s));
+    assert.ok(got.size > 300, `${got.size} strs batched`);
+    assert.deepEqual(decode(bytes), value);
+  });
+
   test("decode of dense ASCII strs takes counted passes, in windows of at most WINDOW_MAX_SPAN, and gives the same strs as window mode", { skip: !COUNTED }, () => {
     const value = Array.from({ length: 1024 }, (_, i) => ascii(i, i)); // c_strings' shape
     const bytes = encode(value);
