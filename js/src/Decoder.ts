@@ -15,7 +15,7 @@ import { toBytes, type BinaryInput } from "./utils/bytes.js";
 import { KEY_MAX_BYTES, KEY_SLOTS, keyFound, lookupKeyGuessing, lookupStr } from "./keyCache.js";
 import { ValueScanner } from "./ValueScanner.js";
 import { ASCII_STR_MAX, asciiStr } from "./asciiStr.js";
-import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, clearBatch, WINDOW } from "./strBatch.js";
+import { batch, BATCH_MIN_BYTES, BATCH_MIN_INPUT, batchStrs, endBatches, WINDOW } from "./strBatch.js";
 
 
 const INT64_NUMBER = 0;
@@ -144,7 +144,7 @@ export class Decoder {
         batchEligible = false;
         if (batching) {
           batching = false;
-          clearBatch();
+          endBatches();
         }
       }
       if (saved) restore(saved);

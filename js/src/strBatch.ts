@@ -77,6 +77,8 @@ class StrBatch {
   text = "";
   /** the other strs (two-byte), kept apart so that ASCII slices do not become two-byte strings */
   otherText = "";
+  /** whether the last pass was a counted one (see COUNTED) whose strs all proved ASCII */
+  counted = false;
 }
 
 export const batch = new StrBatch();
@@ -101,15 +103,68 @@ let textDecoder: TextDecoder | undefined;
 let asciiOnly = false;
 let otherValid = true;
 
+/**
+ * Node's Buffer.byteLength(s, "utf8"): the UTF-8 length of a string, which for a one-byte string
+ * (a window made by latin1Slice) is its length plus its number of units of 0x80 and more. Node 20
+ * counts that natively (SIMD) for a string on V8's heap: 0.5 µs for a window of 32 KiB, against
+ * 5.5 µs for window mode's JavaScript check of the strs in it (same process, CPU time, medians of
+ * 21). Undefined elsewhere (and counted mode with it).
+ */
+export const nodeUtf8Length: ((s: string, encoding: "utf8") => number) | undefined = (() => {
+  const B = (globalThis as { Buffer?: { byteLength?: unknown } }).Buffer;
+  const f = B?.byteLength;
+  if (typeof f !== "function") return undefined;
+  const byteLength = f as (s: string, encoding: "utf8") => number;
+  try {
+    if (byteLength("a\u00e9\u0080", "utf8") === 5) return byteLength;
+  } catch {
+    // the check per str instead
+  }
+  return undefined;
+})();
+
+/**
+ * Counted mode (window mode's variant for inputs dense with long ASCII strs): the pass does not
+ * check the batched strs at all; it counts the bytes of 0x80 and more of everything else in the
+ * window (heads, lengths, numbers, short strs), and after one latin1Slice of the window,
+ * nodeUtf8Length tells how many the window holds in all. Equal counts prove every batched str
+ * ASCII (a str's own count cannot be below zero); otherwise the pass is done again in window mode,
+ * which checks each str, and the rest of the decode stays there. Taken for a pass when the pass
+ * before it, in the same decode, had strs fill at least 7/8 of its window and found no other text
+ * (`dense`): in documents of keys and short values counting every token would cost more than the
+ * checks it saves. Measured in Node 20 on c_strings (see js/bench/README.md, session 10).
+ */
+export const COUNTED = WINDOW && nodeUtf8Length !== undefined;
+/** whether the last pass of this decode was dense (see COUNTED) */
+let dense = false;
+/** a counted pass of this decode found a str that is not ASCII: the rest of it checks each str */
+let countedFailed = false;
+
 export function clearBatch(): void {
   batch.count = 0;
   batch.text = "";
   batch.otherText = "";
 }
 
-/** Fills the batch from buf[from, end), in window mode or not (the default: WINDOW). */
-export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: number, window = WINDOW): void {
+/** The end of a decode's batching: clearBatch, and the next decode starts again in window mode. */
+export function endBatches(): void {
+  clearBatch();
+  dense = false;
+  countedFailed = false;
+}
+
+/** Whether the next pass of this decode takes counted mode (see COUNTED). */
+export function countedNext(): boolean {
+  return COUNTED && dense && !countedFailed;
+}
+
+/**
+ * Fills the batch from buf[from, end), in window mode or not (the default: WINDOW), counted or not
+ * (the default: countedNext(); counted only in window mode).
+ */
+export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: number, window = WINDOW, counted = countedNext()): void {
   asciiOnly = false;
+  if (window && counted && nodeUtf8Length !== undefined && scanCounted(buf, from, end)) return;
   if (window) viewWords(buf);
   scan(buf, view, from, end, window);
   if (!otherValid) {
@@ -117,6 +172,36 @@ export function batchStrs(buf: Uint8Array, view: DataView, from: number, end: nu
     scan(buf, view, from, end, window);
   }
   words = NO_WORDS;
+}
+
+/**
+ * A counted pass (see COUNTED): fills the batch and returns true if every str it batched proved
+ * ASCII, else returns false with countedFailed set (the caller then scans in window mode).
+ */
+function scanCounted(buf: Uint8Array, from: number, end: number): boolean {
+  const size = end - from;
+  const maxStrs = Math.ceil(size / (BATCH_MIN_BYTES + 1));
+  if (batch.starts.length < maxStrs) {
+    batch.starts = new Int32Array(Math.max(maxStrs, batch.starts.length * 2));
+    batch.offsets = new Int32Array(batch.starts.length);
+    batch.ends = new Int32Array(batch.starts.length);
+  }
+  const p = scanTokensCounted(buf, from, end);
+  const wa = scannedAscii;
+  const text = wa === 0 ? "" : nodeLatin1Slice!.call(buf, windowStart, windowStart + wa);
+  if (wa > 0 && nodeUtf8Length!(text, "utf8") - wa !== scannedHigh) {
+    countedFailed = true;
+    dense = false;
+    return false;
+  }
+  batch.count = scannedCount;
+  batch.scannedTo = p < end ? p : end;
+  batch.text = text;
+  batch.otherText = "";
+  batch.counted = true;
+  otherValid = true;
+  dense = scannedPayload * 8 >= wa * 7;
+  return true;
 }
 
 /** The aligned 32-bit words of the input being scanned in window mode; byte i of it is byte i + wordShift of `words`. */
@@ -167,12 +252,14 @@ function scan(buf: Uint8Array, view: DataView, from: number, end: number, window
   const units = scannedUnits;
   batch.count = scannedCount;
   batch.scannedTo = p < end ? p : end;
+  batch.counted = false;
   textDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true }); // a str may begin with U+FEFF: keep it
   batch.text = wa === 0 ? "" : window ? nodeLatin1Slice!.call(buf, windowStart, windowStart + wa) : asciiText(asciiScratch, wa);
   batch.otherText = wo > 0 ? textDecoder.decode(otherScratch.subarray(0, wo)) : "";
   // The other payloads were each valid UTF-8 only if nothing was replaced and the lengths agree;
   // if not (or a payload holds a real U+FFFD), the caller scans again for ASCII strs only.
   otherValid = wo === 0 || (batch.otherText.length === units && batch.otherText.indexOf("\ufffd") === -1);
+  dense = window && wo === 0 && !scannedNonAscii && wa > 0 && scannedPayload * 8 >= wa * 7;
 }
 
 /**
@@ -207,6 +294,12 @@ let scannedCount = 0;
 let scannedAscii = 0;
 let scannedOther = 0;
 let scannedUnits = 0;
+/** payload bytes of the batched ASCII strs */
+let scannedPayload = 0;
+/** whether the pass met a str of BATCH_MIN_BYTES..WINDOW_MAX_BYTES that is not ASCII */
+let scannedNonAscii = false;
+/** in counted mode, the bytes of 0x80 and more in the window outside the batched strs */
+let scannedHigh = 0;
 
 /**
  * The pass itself, a function of its own with nothing after its loop but stores: V8 compiles a long
@@ -227,6 +320,8 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number, 
   let ws = 0; // in window mode, where the window starts
   let wo = 0; // bytes in other
   let units = 0; // UTF-16 units in other, if its payloads are valid UTF-8
+  let payload = 0; // payload bytes of the batched ASCII strs
+  let nonAscii = false;
   let p = from;
   let lastFound = from;
   scanning: while (p < end) {
@@ -345,36 +440,40 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number, 
         ends[q] = o;
         q++;
         wa = o;
-      } else if (!asciiOnly && len <= BATCH_MAX_BYTES && (buf[p]! & 0xc0) !== 0x80) {
-        // (longer other text, batched in window mode only if ASCII, goes to the platform's decoder on its own)
-        // A payload that starts with a continuation byte could join the one before it: left out.
-        // UTF-16 units of valid UTF-8: one per byte that is not a continuation (10xxxxxx), two
-        // for the lead of a 4-byte sequence (11110xxx). Four bytes at a time while no such lead.
-        let u = units;
-        let k = wo;
-        i = p;
-        const stop4 = stop - 3;
-        while (i < stop4) {
-          const x = view.getInt32(i, true);
-          const leads = (x & 0xf0f0f0f0) ^ 0xf0f0f0f0; // a zero byte where a byte is >= 0xf0
-          if (((leads - 0x01010101) & ~leads & 0x80808080) !== 0) break;
-          otherView.setInt32(k, x, true);
-          const continuation = x & 0x80808080 & ~(x << 1); // 0x80 in each byte 10xxxxxx
-          u += 4 - (Math.imul((continuation >>> 7) & 0x01010101, 0x01010101) >>> 24);
-          i += 4;
-          k += 4;
+        payload += len;
+      } else {
+        nonAscii = true;
+        if (!asciiOnly && len <= BATCH_MAX_BYTES && (buf[p]! & 0xc0) !== 0x80) {
+          // (longer other text, batched in window mode only if ASCII, goes to the platform's decoder on its own)
+          // A payload that starts with a continuation byte could join the one before it: left out.
+          // UTF-16 units of valid UTF-8: one per byte that is not a continuation (10xxxxxx), two
+          // for the lead of a 4-byte sequence (11110xxx). Four bytes at a time while no such lead.
+          let u = units;
+          let k = wo;
+          i = p;
+          const stop4 = stop - 3;
+          while (i < stop4) {
+            const x = view.getInt32(i, true);
+            const leads = (x & 0xf0f0f0f0) ^ 0xf0f0f0f0; // a zero byte where a byte is >= 0xf0
+            if (((leads - 0x01010101) & ~leads & 0x80808080) !== 0) break;
+            otherView.setInt32(k, x, true);
+            const continuation = x & 0x80808080 & ~(x << 1); // 0x80 in each byte 10xxxxxx
+            u += 4 - (Math.imul((continuation >>> 7) & 0x01010101, 0x01010101) >>> 24);
+            i += 4;
+            k += 4;
+          }
+          for (; i < stop; i++) {
+            const c = buf[i]!;
+            other[k++] = c;
+            if ((c & 0xc0) !== 0x80) u += c >= 0xf0 ? 2 : 1;
+          }
+          starts[q] = p;
+          offsets[q] = -1 - units;
+          ends[q] = u;
+          q++;
+          wo = k;
+          units = u;
         }
-        for (; i < stop; i++) {
-          const c = buf[i]!;
-          other[k++] = c;
-          if ((c & 0xc0) !== 0x80) u += c >= 0xf0 ? 2 : 1;
-        }
-        starts[q] = p;
-        offsets[q] = -1 - units;
-        ends[q] = u;
-        q++;
-        wo = k;
-        units = u;
       }
     }
     p = stop;
@@ -384,6 +483,140 @@ function scanTokens(buf: Uint8Array, view: DataView, from: number, end: number, 
   windowStart = ws;
   scannedOther = wo;
   scannedUnits = units;
+  scannedPayload = payload;
+  scannedNonAscii = nonAscii;
+  return p;
+}
+
+/** The bytes of 0x80 and more in buf[a, b) (b <= buf.length). */
+function highBytes(buf: Uint8Array, a: number, b: number): number {
+  let n = 0;
+  for (let i = a; i < b; i++) n += buf[i]! >>> 7;
+  return n;
+}
+
+/**
+ * The counted pass (see COUNTED): scanTokens's walk, in window mode, with no check of the strs it
+ * batches (every one of BATCH_MIN_BYTES..WINDOW_MAX_BYTES bytes is taken) and a count instead of
+ * the bytes of 0x80 and more in every other token of the window (scannedHigh): its head, its length
+ * bytes, its payload if it is not batched. A function of its own for the same reason as scanTokens.
+ */
+function scanTokensCounted(buf: Uint8Array, from: number, end: number): number {
+  const starts = batch.starts;
+  const offsets = batch.offsets;
+  const ends = batch.ends;
+  let q = 0;
+  let wa = 0; // the window's length so far (0: no str batched yet)
+  let ws = 0; // where the window starts
+  let high = 0; // bytes of 0x80 and more outside the batched strs since the window started
+  let highAtEnd = 0; // high at the end of the last batched str (the window's end)
+  let payload = 0;
+  let p = from;
+  let lastFound = from;
+  scanning: while (p < end) {
+    if (p - lastFound > BATCH_MAX_GAP) break;
+    const token = p;
+    const h = buf[p]!;
+    let len: number;
+    if (h >= 0xa0 && h < 0xc0) {
+      len = h & 0x1f; // fixstr
+      p += 1;
+    } else if (h < 0xa0 || h >= 0xe0) {
+      p++; // fixint, fixmap, fixarray
+      if (h >= 0x80) high++; // (bytes before the window are dropped when it starts)
+      continue;
+    } else {
+      let next: number;
+      switch (h) {
+        case 0xd9: // str 8
+          if (p + 2 > end) break scanning;
+          len = buf[p + 1]!;
+          p += 2;
+          break;
+        case 0xda: // str 16
+          if (p + 3 > end) break scanning;
+          len = (buf[p + 1]! << 8) | buf[p + 2]!;
+          p += 3;
+          break;
+        case 0xdb: // str 32
+          if (p + 5 > end) break scanning;
+          len = ((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0;
+          p += 5;
+          break;
+        case 0xc4: // bin 8, 16, 32
+          if (p + 2 > end) break scanning;
+          next = p + 2 + buf[p + 1]!;
+          break;
+        case 0xc5:
+          if (p + 3 > end) break scanning;
+          next = p + 3 + ((buf[p + 1]! << 8) | buf[p + 2]!);
+          break;
+        case 0xc6:
+          if (p + 5 > end) break scanning;
+          next = p + 5 + (((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0);
+          break;
+        case 0xc7: // ext 8, 16, 32
+          if (p + 2 > end) break scanning;
+          next = p + 3 + buf[p + 1]!;
+          break;
+        case 0xc8:
+          if (p + 3 > end) break scanning;
+          next = p + 4 + ((buf[p + 1]! << 8) | buf[p + 2]!);
+          break;
+        case 0xc9:
+          if (p + 5 > end) break scanning;
+          next = p + 6 + (((buf[p + 1]! << 24) | (buf[p + 2]! << 16) | (buf[p + 3]! << 8) | buf[p + 4]!) >>> 0);
+          break;
+        case 0xc1:
+          break scanning;
+        default:
+          next = p + FIXED_SIZE[h - 0xc0]!;
+          break;
+      }
+      if (h < 0xd9 || h > 0xdb) {
+        // not a str: counted whole, if it can lie inside the window (one that ends past the
+        // longest window ends it: no str after it can be batched in this pass, so a large bin
+        // is never counted byte by byte)
+        if (wa > 0 && next! - ws <= WINDOW_MAX_SPAN) high += highBytes(buf, token, next! < end ? next! : end);
+        p = next!;
+        continue;
+      }
+    }
+    const stop = p + len!;
+    if (stop > end) break;
+    if (len! < BATCH_MIN_BYTES || len! > WINDOW_MAX_BYTES) {
+      if (wa > 0 && stop - ws <= WINDOW_MAX_SPAN) high += highBytes(buf, token, stop); // (as above)
+      p = stop;
+      continue;
+    }
+    if (wa > 0 && stop - ws > WINDOW_MAX_SPAN) {
+      p = token; // this str starts the next pass
+      break;
+    }
+    if (wa === 0) {
+      ws = p; // the window starts here: what came before it is not in the count
+      high = 0;
+    } else {
+      high += highBytes(buf, token, p); // the head
+    }
+    starts[q] = p;
+    offsets[q] = p - ws;
+    ends[q] = stop - ws;
+    q++;
+    wa = stop - ws;
+    highAtEnd = high;
+    payload += len!;
+    lastFound = stop;
+    p = stop;
+  }
+  scannedCount = q;
+  scannedAscii = wa;
+  windowStart = ws;
+  scannedOther = 0;
+  scannedUnits = 0;
+  scannedPayload = payload;
+  scannedNonAscii = false;
+  scannedHigh = highAtEnd;
   return p;
 }
 

@@ -3,7 +3,7 @@
 // for valid and invalid UTF-8 alike.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeLongPortable, encodeIntoAt, NODE_SLICE_MIN, nodeUtf8Slice, nodeUtf8Write } from "../src/utils/utf8.js";
+import { decodeLongPortable, encodeIntoAt, LATIN1_LONG_MIN, NODE_SLICE_MIN, nodeAsciiLatin1, nodeIsAscii, nodeUtf8Slice, nodeUtf8Write } from "../src/utils/utf8.js";
 import { decode, encode } from "../src/index.js";
 
 const reference = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -77,6 +77,48 @@ describe("long strs: Node's utf8Slice and the portable TextDecoder path agree wi
       assert.equal(decode(Uint8Array.from([...head, ...bytes])), reference.decode(bytes));
     }
     assert.equal(decode(encode("\ufeff" + "é".repeat(400))), "\ufeff" + "é".repeat(400));
+  });
+});
+
+describe("long ASCII strs in Node: isAscii + latin1Slice (nodeAsciiLatin1), utf8Slice and TextDecoder agree", () => {
+  test("Node 20.16+ has buffer.isAscii through process.getBuiltinModule: strs of LATIN1_LONG_MIN (4096) bytes and more try it", () => {
+    assert.equal(typeof nodeIsAscii, "function");
+    assert.equal(LATIN1_LONG_MIN, 4096);
+  });
+  // sizes around the crossover and around Node's external-string size (1,031,913 bytes)
+  const sizes = [4095, 4096, 4097, 65536, 1031913, 1031914, 1048576 + 3];
+  test("an ASCII str gives the same string each way; one byte of 0x80 or more anywhere makes it not ASCII", () => {
+    for (const n of sizes) {
+      const bytes = new Uint8Array(n + 7);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = 32 + ((i * 13) % 95);
+      const start = 3;
+      const end = start + n;
+      const want = reference.decode(bytes.subarray(start, end));
+      assert.equal(nodeAsciiLatin1(bytes, start, end), want, `ASCII ${n}`);
+      assert.equal(decodeLongPortable(bytes, start, end), want);
+      // bytes outside [start, end) do not matter
+      bytes[start - 1] = 0xc3;
+      bytes[end] = 0xa9;
+      assert.equal(nodeAsciiLatin1(bytes, start, end), want, `ASCII ${n} between non-ASCII bytes`);
+      for (const at of [start, start + 31, start + 32, start + (n >> 1), end - 1]) {
+        const keep = bytes[at]!;
+        bytes[at] = 0xe9;
+        assert.equal(nodeAsciiLatin1(bytes, start, end), undefined, `${n}: 0xe9 at ${at - start}`);
+        bytes[at] = keep;
+      }
+    }
+  });
+  test("decode of long strs, ASCII or not, valid or not, gives TextDecoder's string (both sides of LATIN1_LONG_MIN)", () => {
+    for (const n of [LATIN1_LONG_MIN - 1, LATIN1_LONG_MIN, 70000, 1048576]) {
+      const ascii = "abcdefghij".repeat(Math.ceil(n / 10)).slice(0, n);
+      assert.equal(decode(encode(ascii)), ascii);
+      const late = ascii.slice(0, n - 3) + "é"; // the only non-ASCII byte past the first 32
+      assert.equal(decode(encode(late)), late);
+      const bytes = encode(ascii);
+      bytes[bytes.length - 1] = 0xff; // invalid at the end: replaced, as TextDecoder does
+      assert.equal(decode(bytes), ascii.slice(0, n - 1) + "\ufffd");
+      assert.throws(() => decode(bytes, { utf8: "strict" }), (e: { kind?: string }) => e.kind === "invalid_utf8");
+    }
   });
 });
 

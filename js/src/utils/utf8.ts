@@ -40,6 +40,10 @@ export function decodeUtf8(bytes: Uint8Array, start: number, end: number, thresh
 }
 
 function decodeLong(bytes: Uint8Array, start: number, end: number, validate: boolean): string {
+  if (end - start >= LATIN1_LONG_MIN) {
+    const ascii = nodeAsciiLatin1(bytes, start, end);
+    if (ascii !== undefined) return ascii;
+  }
   const s = nodeUtf8Slice !== undefined ? nodeUtf8Slice.call(bytes, start, end) : decodeLongPortable(bytes, start, end);
   // TextDecoder replaces silently; a U+FFFD in its output means either a replacement or a real
   // U+FFFD in the input, and only then is the slow path needed to tell which.
@@ -66,6 +70,54 @@ export const nodeUtf8Slice: ((this: Uint8Array, start: number, end: number) => s
   const f = B?.prototype?.utf8Slice;
   return typeof f === "function" ? (f as (this: Uint8Array, start: number, end: number) => string) : undefined;
 })();
+
+/**
+ * Node's buffer.isAscii (a native SIMD check: 24 µs for 1 MiB), reached without an import through
+ * process.getBuiltinModule (Node 20.16 and 22.3 on); undefined elsewhere (browsers, older Node).
+ */
+export const nodeIsAscii: ((bytes: Uint8Array) => boolean) | undefined = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule;
+    if (typeof get !== "function") return undefined;
+    const f = (get as (id: string) => { isAscii?: unknown } | undefined)("buffer")?.isAscii;
+    if (typeof f !== "function") return undefined;
+    const isAscii = f as (bytes: Uint8Array) => boolean;
+    // taken only if it answers as expected on a plain Uint8Array
+    if (isAscii(new Uint8Array([0x61, 0x7f])) === true && isAscii(new Uint8Array([0x61, 0x80])) === false) return isAscii;
+  } catch {
+    // no such luck: utf8Slice
+  }
+  return undefined;
+})();
+
+const nodeLatin1Slice: ((this: Uint8Array, start: number, end: number) => string) | undefined = (() => {
+  const B = (globalThis as { Buffer?: { prototype?: { latin1Slice?: unknown } } }).Buffer;
+  const f = B?.prototype?.latin1Slice;
+  return typeof f === "function" ? (f as (this: Uint8Array, start: number, end: number) => string) : undefined;
+})();
+
+/**
+ * In Node, strs of this many bytes and more are first tried as ASCII (nodeAsciiLatin1) before
+ * utf8Slice. Node 20.20, ASCII, same process, CPU time, medians of 21 windows (loaded machine),
+ * utf8Slice's time over isAscii + latin1Slice's: 256 B 0.63, 1 KiB 0.88, 4 KiB 1.17, 16 KiB 1.48,
+ * 64 KiB 1.22, 256 KiB 1.14, 1 MiB 1.13-3.2, 4 MiB 2.04 (above 1,031,913 bytes both make an
+ * external string, and latin1Slice's is a plain copy: 264 µs against 1,040 µs for 1 MiB in a
+ * steady process). Infinity where either primitive is missing (browsers: TextDecoder as before).
+ */
+export const LATIN1_LONG_MIN = nodeIsAscii !== undefined && nodeLatin1Slice !== undefined ? 4096 : Infinity;
+
+/**
+ * bytes[start, end) as a string if they are all ASCII (then latin1Slice, one unit a byte, makes
+ * the same string as UTF-8 decoding, without decoding), else undefined. Text that is not ASCII
+ * usually shows it in its first bytes: those are looked at in JavaScript first, so that such text
+ * does not pay the whole check before utf8Slice (measured without that look: 1-5% slower on
+ * non-ASCII strs of 1 KiB-1 MiB). Node only (see LATIN1_LONG_MIN).
+ */
+export function nodeAsciiLatin1(bytes: Uint8Array, start: number, end: number): string | undefined {
+  const look = Math.min(end, start + 32);
+  for (let i = start; i < look; i++) if (bytes[i]! >= 0x80) return undefined;
+  return nodeIsAscii!(bytes.subarray(start, end)) ? nodeLatin1Slice!.call(bytes, start, end) : undefined;
+}
 
 /**
  * In Node, strs of this many bytes and more go to utf8Slice (decodeLong) instead of the hand-made
