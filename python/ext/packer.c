@@ -677,19 +677,20 @@ MPK__INLINE int put_long_ascii_str(mpk_writer *w, uint8_t *p, PyObject *o)
     return 1;
 }
 
-/* ---- a dict's entries written at a local position (put_small_entry) ---------------------------
+/* ---- a dict's entries written at a local position (put_key, put_small_value) -------------------
  * citm_catalog is 10,937 dicts, 9,592 of them {"areaId": <int>, "blockIds": []}: per entry the
  * entry walk wrote the key and an int value through the writer (its position loaded from and
  * stored to memory around every write, a room check per write), and sent each empty or short list
  * value through pack_obj and pack_list (a reference taken, the depth and stack checks, the float
  * list test, the array head through the writer, the dict re-checked after it). Here, under a plain
  * encoder, an entry whose key and value put_small_scalar writes — or whose value is a list of up to
- * 15 such scalars — is written at the walk's local position as pack_list writes its items; anything
- * else, or too little room, leaves nothing written and takes the general path. No Python code runs
- * on this path (exact types only), so the dict need not be re-checked after it. Measured with
- * callgrind (instructions per packb, workload values, bench/README.md "Session 10"): citm_catalog
- * 3.13 5.64M -> see there. The portable build (MPKPY_PORTABLE, its own suite) keeps the general
- * path for every entry; tests/test_fast_paths.py checks the bytes on both. */
+ * 15 such scalars — is written at the walk's local position as pack_list writes its items; another
+ * value (a container, mostly) is written by the general path after the key, and another key, or
+ * too little room, sends the whole entry there. No Python code runs on this path (exact types
+ * only), so the dict need not be re-checked after it. Measured with callgrind (instructions per
+ * packb, workload values, bench/README.md "Final ... (session 10)"): citm_catalog 3.13 5.64M ->
+ * 4.11M with put_key, twitter 2.28M -> 1.66M. The portable build (MPKPY_PORTABLE, its own suite)
+ * keeps the general path for every entry; tests/test_fast_paths.py checks the bytes on both. */
 #ifndef MPKPY_PORTABLE
 #define MPKPY_LOCAL_ENTRIES 1
 #define LOCAL_ENTRIES_MAX 64 /* dicts of up to 64 entries (see pack_dict) */
@@ -717,15 +718,16 @@ MPK__INLINE uint8_t *put_small_list(uint8_t *p, const uint8_t *lim, PyObject *o,
  * json's and mpk's own decoders share them): writing one by put_small_scalar is about 60
  * instructions (type and ASCII tests, the length checks, the head chosen, the body's tail shifted
  * into place; callgrind, citm_catalog pack, 3.13). Here a short ASCII key (a fixstr: up to 31
- * bytes) met again is found by its address in a small direct-mapped table, which holds its
+ * bytes) met again is found by its address in a direct-mapped table of 512 slots, which holds its
  * encoded bytes (head and body, 32 bytes copied whatever the length) and a reference to it, so
  * that no other object can take that address while the slot holds it (strs are immutable: the
- * bytes stay right). A key takes a slot on its second miss in a row there (`seen`, an address
- * only, never read through), so keys that never repeat (a dict of 20,000 distinct keys) cost one
- * compare and one store each instead of a slot's refill. At most 256 keys are kept alive. Any
- * other key, and a miss, are written by put_small_scalar. Measured with callgrind: see
- * bench/README.md "Session 10". The portable build (and a free-threaded one) has no table: every
- * key is written by put_small_scalar. */
+ * bytes stay right). A key takes a slot on its second miss in a row there (key_bytes_seen, an
+ * address only, never read through), so keys that never repeat cost a compare and a store each
+ * instead of a slot's refill (which made a dict of 20,000 distinct keys 39% slower). At most 512
+ * keys are kept alive. Used for dicts of up to 64 entries (pack_dict). Any other key, and a miss,
+ * are written by put_small_scalar. Measured with callgrind: see bench/README.md "Final ...
+ * (session 10)". The portable build (and a free-threaded one) has no table: every key is written
+ * by put_small_scalar; tests/test_fast_paths.py test_dict_keys_from_the_key_table runs on both. */
 #if !defined(Py_GIL_DISABLED)
 #define MPKPY_KEY_BYTES 1
 #define KEY_BYTES_SLOTS 512
@@ -765,13 +767,12 @@ MPK__INLINE uint8_t *put_key(uint8_t *p, const uint8_t *lim, PyObject *k)
 #define put_key(p, lim, k) put_small_scalar((p), (lim), (k))
 #endif
 
-/* One dict entry (k, v) of a dict at depth `depth` at p, before end: the new position, or NULL
- * (nothing that counts written: the caller writes the entry by the general path from p). */
-MPK__INLINE uint8_t *put_small_entry(uint8_t *p, const uint8_t *end, PyObject *k, PyObject *v, int depth)
+/* The value v of an entry of a dict at depth `depth`, its key written, at p before end: the new
+ * position, or NULL (nothing that counts written: the caller writes v by the general path from p;
+ * a container mostly, whose key is then not written twice: GeoJSON's "coordinates"). */
+MPK__INLINE uint8_t *put_small_value(uint8_t *p, const uint8_t *end, PyObject *v, int depth)
 {
-    if (end - p < 9 + KEY_BYTES_ROOM) return NULL;
-    p = put_key(p, end - 9, k);
-    if (p == NULL || end - p < 9) return NULL;
+    if (end - p < 9) return NULL;
     uint8_t *q = put_small_scalar(p, end - 9, v);
     if (q != NULL) return q;
     if (Py_TYPE(v) == &PyList_Type) return put_small_list(p, end - 9, v, depth + 1);
@@ -898,20 +899,35 @@ static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
 #ifdef MPKPY_DICT_ENTRIES
 /* One entry of the entry walk (the dict o of n entries when the walk began, at depth `depth`; k
  * and v from slot i of its entries), written by the general path: 0, or -1 with the error set. */
+/* The value of that entry, its key written. */
+MPK__INLINE int pack_entry_value(encoder *e, PyObject *o, Py_ssize_t n, PyObject *k, PyObject *v, int depth,
+                                 const void *keys_before, const void *entries, int general, Py_ssize_t i)
+{
+    int rc;
+    if (LIKELY(pack_scalar(e, v, &rc))) {
+        if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
+        return 0;
+    }
+    Py_INCREF(v);
+    rc = pack_obj(e, v, depth + 1);
+    Py_DECREF(v);
+    if (UNLIKELY(rc < 0)) return fail_at_entry(e, o, keys_before, entries, general, i);
+    /* packing a container may have run a default hook that changed this dict */
+    if (UNLIKELY(((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL ||
+                 PyDict_GET_SIZE(o) != n)) {
+        PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
+        return -1;
+    }
+    return 0;
+}
+
 MPK__INLINE int pack_entry(encoder *e, PyObject *o, Py_ssize_t n, PyObject *k, PyObject *v, int depth,
                            const void *keys_before, const void *entries, int general, Py_ssize_t i)
 {
     int rc;
     if (LIKELY(pack_scalar(e, k, &rc))) {
         if (UNLIKELY(rc < 0)) return fail_in_key(e);
-        if (LIKELY(pack_scalar(e, v, &rc))) {
-            if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
-            return 0;
-        }
-        Py_INCREF(v);
-        rc = pack_obj(e, v, depth + 1);
-        Py_DECREF(v);
-        if (UNLIKELY(rc < 0)) return fail_at_entry(e, o, keys_before, entries, general, i);
+        return pack_entry_value(e, o, n, k, v, depth, keys_before, entries, general, i);
     } else {
         Py_INCREF(k);
         Py_INCREF(v);
@@ -976,13 +992,22 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
                 }
                 if (v == NULL) continue; /* a deleted entry */
                 seen++;
-                uint8_t *next = put_small_entry(p, end, k, v, depth);
-                if (LIKELY(next != NULL)) {
-                    p = next;
-                    continue;
+                uint8_t *q = end - p >= 9 + KEY_BYTES_ROOM ? put_key(p, end - 9, k) : NULL;
+                if (LIKELY(q != NULL)) {
+                    uint8_t *next = put_small_value(q, end, v, depth);
+                    if (LIKELY(next != NULL)) {
+                        p = next;
+                        continue;
+                    }
+                    /* the key is written: the value by the general path (a container, mostly) */
+                    w->pos = q;
+                    if (UNLIKELY(pack_entry_value(e, o, n, k, v, depth, keys_before, entries, general, i) < 0))
+                        return -1;
+                } else {
+                    w->pos = p;
+                    if (UNLIKELY(pack_entry(e, o, n, k, v, depth, keys_before, entries, general, i) < 0))
+                        return -1;
                 }
-                w->pos = p;
-                if (UNLIKELY(pack_entry(e, o, n, k, v, depth, keys_before, entries, general, i) < 0)) return -1;
                 p = w->pos;
                 end = w->end;
             }
