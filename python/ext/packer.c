@@ -679,6 +679,109 @@ MPK__INLINE int put_long_ascii_str(mpk_writer *w, uint8_t *p, PyObject *o)
     return 1;
 }
 
+/* ---- a dict's entries written at a local position (put_key, put_small_value) -------------------
+ * citm_catalog is 10,937 dicts, 9,592 of them {"areaId": <int>, "blockIds": []}: per entry the
+ * entry walk wrote the key and an int value through the writer (its position loaded from and
+ * stored to memory around every write, a room check per write), and sent each empty or short list
+ * value through pack_obj and pack_list (a reference taken, the depth and stack checks, the float
+ * list test, the array head through the writer, the dict re-checked after it). Here, under a plain
+ * encoder, an entry whose key and value put_small_scalar writes — or whose value is a list of up to
+ * 15 such scalars — is written at the walk's local position as pack_list writes its items; another
+ * value (a container, mostly) is written by the general path after the key, and another key, or
+ * too little room, sends the whole entry there. No Python code runs on this path (exact types
+ * only), so the dict need not be re-checked after it. Measured with callgrind (instructions per
+ * packb, workload values, bench/README.md "Final ... (session 10)"): citm_catalog 3.13 5.64M ->
+ * 4.11M with put_key, twitter 2.28M -> 1.66M. The portable build (MPKPY_PORTABLE, its own suite)
+ * keeps the general path for every entry; tests/test_fast_paths.py checks the bytes on both. */
+#ifndef MPKPY_PORTABLE
+#define MPKPY_LOCAL_ENTRIES 1
+#define LOCAL_ENTRIES_MAX 64 /* dicts of up to 64 entries (see pack_dict) */
+#define SMALL_LIST_ITEMS 15
+
+/* A list value of up to 15 scalars (a fixarray), at depth `depth`: the new position, or NULL with
+ * nothing that counts written. The caller leaves 9 bytes after lim. A list at the nesting limit
+ * goes to the general path, which raises for it exactly as before. */
+MPK__INLINE uint8_t *put_small_list(uint8_t *p, const uint8_t *lim, PyObject *o, int depth)
+{
+    Py_ssize_t n = PyList_GET_SIZE(o);
+    if (n > SMALL_LIST_ITEMS || depth >= PACK_NEST_LIMIT) return NULL;
+    PyObject *const *items = ((PyListObject *)o)->ob_item;
+    *p++ = (uint8_t)(0x90 | n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (p > lim) return NULL; /* after a long str: no room left for 9 bytes */
+        p = put_small_scalar(p, lim, items[i]);
+        if (!p) return NULL;
+    }
+    return p;
+}
+
+/* ---- map keys written from their encoded bytes (put_key) --------------------------------------
+ * A document repeats its keys, and they are the same str objects from dict to dict (a literal,
+ * json's and mpk's own decoders share them): writing one by put_small_scalar is about 60
+ * instructions (type and ASCII tests, the length checks, the head chosen, the body's tail shifted
+ * into place; callgrind, citm_catalog pack, 3.13). Here a short ASCII key (a fixstr: up to 31
+ * bytes) met again is found by its address in a direct-mapped table of 512 slots, which holds its
+ * encoded bytes (head and body, 32 bytes copied whatever the length) and a reference to it, so
+ * that no other object can take that address while the slot holds it (strs are immutable: the
+ * bytes stay right). A key takes a slot on its second miss in a row there (key_bytes_seen, an
+ * address only, never read through), so keys that never repeat cost a compare and a store each
+ * instead of a slot's refill (which made a dict of 20,000 distinct keys 39% slower). At most 512
+ * keys are kept alive. Used for dicts of up to 64 entries (pack_dict). Any other key, and a miss,
+ * are written by put_small_scalar. Measured with callgrind: see bench/README.md "Final ...
+ * (session 10)". The portable build (and a free-threaded one) has no table: every key is written
+ * by put_small_scalar; tests/test_fast_paths.py test_dict_keys_from_the_key_table runs on both. */
+#if !defined(Py_GIL_DISABLED)
+#define MPKPY_KEY_BYTES 1
+#define KEY_BYTES_SLOTS 512
+#define KEY_BYTES_ROOM 32    /* bytes put_key may store at p: a fixstr's head and 31 bytes */
+
+static PyObject *key_bytes_key[KEY_BYTES_SLOTS];  /* strong references, or NULL */
+static PyObject *key_bytes_seen[KEY_BYTES_SLOTS]; /* the last key that missed: an address only */
+static uint8_t key_bytes_data[KEY_BYTES_SLOTS][KEY_BYTES_ROOM];
+
+/* A key missed twice in a row in its slot, just written at p..q: a fixstr takes the slot. */
+static MPK__NOINLINE void key_bytes_take(size_t i, PyObject *k, const uint8_t *p, const uint8_t *q)
+{
+    if (Py_TYPE(k) != &PyUnicode_Type || (p[0] & 0xe0) != 0xa0) return;
+    PyObject *old = key_bytes_key[i];
+    memset(key_bytes_data[i], 0, KEY_BYTES_ROOM);
+    memcpy(key_bytes_data[i], p, (size_t)(q - p)); /* 1 + n <= 32 */
+    key_bytes_key[i] = Py_NewRef(k);
+    Py_XDECREF(old); /* a str: its deallocation runs no Python code */
+}
+
+/* A map key at p, with KEY_BYTES_ROOM bytes of room at p and 9 after lim: the new position, or
+ * NULL (not a scalar put_small_scalar writes; nothing that counts written). */
+MPK__INLINE uint8_t *put_key(uint8_t *p, const uint8_t *lim, PyObject *k)
+{
+    size_t i = ((uintptr_t)k >> 4) & (KEY_BYTES_SLOTS - 1);
+    if (LIKELY(key_bytes_key[i] == k)) {
+        memcpy(p, key_bytes_data[i], KEY_BYTES_ROOM);
+        return p + 1 + (key_bytes_data[i][0] & 0x1f);
+    }
+    uint8_t *q = put_small_scalar(p, lim, k);
+    if (UNLIKELY(key_bytes_seen[i] == k) && q != NULL) key_bytes_take(i, k, p, q);
+    key_bytes_seen[i] = k;
+    return q;
+}
+#else
+#define KEY_BYTES_ROOM 0
+#define put_key(p, lim, k) put_small_scalar((p), (lim), (k))
+#endif
+
+/* The value v of an entry of a dict at depth `depth`, its key written, at p before end: the new
+ * position, or NULL (nothing that counts written: the caller writes v by the general path from p;
+ * a container mostly, whose key is then not written twice: GeoJSON's "coordinates"). */
+MPK__INLINE uint8_t *put_small_value(uint8_t *p, const uint8_t *end, PyObject *v, int depth)
+{
+    if (end - p < 9) return NULL;
+    uint8_t *q = put_small_scalar(p, end - 9, v);
+    if (q != NULL) return q;
+    if (Py_TYPE(v) == &PyList_Type) return put_small_list(p, end - 9, v, depth + 1);
+    return NULL;
+}
+#endif
+
 static int pack_sequence_items(encoder *e, PyObject *const *items, Py_ssize_t n, int depth)
 {
     if (CHILDREN_TOO_DEEP(depth, n)) return depth >= PACK_NEST_LIMIT ? nest_error() : stack_error();
@@ -795,6 +898,58 @@ static int pack_list(encoder *e, PyObject *o, int depth)
 
 static int pack_pairs_list(encoder *e, PyObject *pairs, int depth);
 
+#ifdef MPKPY_DICT_ENTRIES
+/* One entry of the entry walk (the dict o of n entries when the walk began, at depth `depth`; k
+ * and v from slot i of its entries), written by the general path: 0, or -1 with the error set. */
+/* The value of that entry, its key written. */
+MPK__INLINE int pack_entry_value(encoder *e, PyObject *o, Py_ssize_t n, PyObject *k, PyObject *v, int depth,
+                                 const void *keys_before, const void *entries, int general, Py_ssize_t i)
+{
+    int rc;
+    if (LIKELY(pack_scalar(e, v, &rc))) {
+        if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
+        return 0;
+    }
+    Py_INCREF(v);
+    rc = pack_obj(e, v, depth + 1);
+    Py_DECREF(v);
+    if (UNLIKELY(rc < 0)) return fail_at_entry(e, o, keys_before, entries, general, i);
+    /* packing a container may have run a default hook that changed this dict */
+    if (UNLIKELY(((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL ||
+                 PyDict_GET_SIZE(o) != n)) {
+        PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
+        return -1;
+    }
+    return 0;
+}
+
+MPK__INLINE int pack_entry(encoder *e, PyObject *o, Py_ssize_t n, PyObject *k, PyObject *v, int depth,
+                           const void *keys_before, const void *entries, int general, Py_ssize_t i)
+{
+    int rc;
+    if (LIKELY(pack_scalar(e, k, &rc))) {
+        if (UNLIKELY(rc < 0)) return fail_in_key(e);
+        return pack_entry_value(e, o, n, k, v, depth, keys_before, entries, general, i);
+    } else {
+        Py_INCREF(k);
+        Py_INCREF(v);
+        rc = pack_obj(e, k, depth + 1);
+        if (rc < 0) rc = fail_in_key(e);
+        else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    if (UNLIKELY(rc < 0)) return -1;
+    /* packing a container may have run a default hook that changed this dict */
+    if (UNLIKELY(((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL ||
+                 PyDict_GET_SIZE(o) != n)) {
+        PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
+        return -1;
+    }
+    return 0;
+}
+#endif
+
 static int pack_dict(encoder *e, PyObject *o, int depth)
 {
     Py_ssize_t n = PyDict_GET_SIZE(o);
@@ -819,6 +974,49 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
     const void *entries = mpkpy_dict_entries(o, &general, &slots);
     if (LIKELY(entries != NULL)) {
         const void *keys_before = ((PyDictObject *)o)->ma_keys;
+#ifdef MPKPY_LOCAL_ENTRIES
+        /* records only: a larger dict is mostly a map of distinct keys (ids to records), whose
+         * keys would only miss in put_key's table; its entries take the general path, which
+         * writes a str key through write_str_fast (a dict of 20,000 distinct keys: 2.42M
+         * instructions per packb, 2.56M through put_small_scalar, 2.92M with the table) */
+        if (LIKELY(e->plain) && n <= LOCAL_ENTRIES_MAX) {
+            /* the walk's position, as in pack_list: stored to the writer only around the
+             * general path */
+            mpk_writer *w = e->w;
+            uint8_t *p = w->pos, *end = w->end;
+            for (Py_ssize_t i = 0; i < slots; i++) {
+                if (general) {
+                    k = ((const mpkpy_general_entry *)entries)[i].key;
+                    v = ((const mpkpy_general_entry *)entries)[i].value;
+                } else {
+                    k = ((const mpkpy_unicode_entry *)entries)[i].key;
+                    v = ((const mpkpy_unicode_entry *)entries)[i].value;
+                }
+                if (v == NULL) continue; /* a deleted entry */
+                seen++;
+                uint8_t *q = end - p >= 9 + KEY_BYTES_ROOM ? put_key(p, end - 9, k) : NULL;
+                if (LIKELY(q != NULL)) {
+                    uint8_t *next = put_small_value(q, end, v, depth);
+                    if (LIKELY(next != NULL)) {
+                        p = next;
+                        continue;
+                    }
+                    /* the key is written: the value by the general path (a container, mostly) */
+                    w->pos = q;
+                    if (UNLIKELY(pack_entry_value(e, o, n, k, v, depth, keys_before, entries, general, i) < 0))
+                        return -1;
+                } else {
+                    w->pos = p;
+                    if (UNLIKELY(pack_entry(e, o, n, k, v, depth, keys_before, entries, general, i) < 0))
+                        return -1;
+                }
+                p = w->pos;
+                end = w->end;
+            }
+            w->pos = p;
+            goto done;
+        }
+#endif
         for (Py_ssize_t i = 0; i < slots; i++) {
             if (general) {
                 k = ((const mpkpy_general_entry *)entries)[i].key;
@@ -828,34 +1026,8 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
                 v = ((const mpkpy_unicode_entry *)entries)[i].value;
             }
             if (v == NULL) continue; /* a deleted entry */
-            int rc;
             seen++;
-            if (LIKELY(pack_scalar(e, k, &rc))) {
-                if (UNLIKELY(rc < 0)) return fail_in_key(e);
-                if (LIKELY(pack_scalar(e, v, &rc))) {
-                    if (UNLIKELY(rc < 0)) return fail_at(e, k, 0);
-                    continue;
-                }
-                Py_INCREF(v);
-                rc = pack_obj(e, v, depth + 1);
-                Py_DECREF(v);
-                if (UNLIKELY(rc < 0)) return fail_at_entry(e, o, keys_before, entries, general, i);
-            } else {
-                Py_INCREF(k);
-                Py_INCREF(v);
-                rc = pack_obj(e, k, depth + 1);
-                if (rc < 0) rc = fail_in_key(e);
-                else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
-                Py_DECREF(k);
-                Py_DECREF(v);
-            }
-            if (UNLIKELY(rc < 0)) return -1;
-            /* packing a container may have run a default hook that changed this dict */
-            if (UNLIKELY(((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL ||
-                         PyDict_GET_SIZE(o) != n)) {
-                PyErr_SetString(PyExc_RuntimeError, "dict changed size during packing");
-                return -1;
-            }
+            if (UNLIKELY(pack_entry(e, o, n, k, v, depth, keys_before, entries, general, i) < 0)) return -1;
         }
         goto done;
     }

@@ -366,3 +366,93 @@ def test_decoded_lists_are_tracked_and_usable(large):
     del box, got
     gc.collect()
     assert ref() is None
+
+
+# ---- session 10: dict entries written at the walk's local position (ext/packer.c put_small_entry,
+# put_small_list). The portable build runs the same tests on the general path (pack_scalar /
+# pack_obj for every entry).
+
+ENTRY_KEYS = ["", "a", "areaId", "k" * 15, "k" * 16, "k" * 30, "k" * 31, "k" * 32, "k" * 255, "k" * 256,
+              "clé", 7, -1, 2**40, None, True, 1.5, (1, 2)]
+ENTRY_VALUES = [0, -32, 127, 128, -33, 2**31, -2**31, 2**60, 2**63, -2**63, None, True, False, 0.5,
+                "", "v", "w" * 31, "w" * 32, "w" * 255, "w" * 256, "é", b"bin", [], [1], [1, "x", None, 2.5],
+                list(range(15)), list(range(16)), [2**63], ["é"], [[]], [{}], [1, {"a": 1}], {}, {"b": []},
+                ["w" * 200, "w" * 200, "w" * 200]]
+
+
+def test_dict_entries_of_every_kind():
+    # every key kind with every value kind: the bytes msgpack-python writes, alone, as the second
+    # entry, and after a long str that leaves the entry little room in packb's scratch
+    msgpack = pytest.importorskip("msgpack")
+    for k in ENTRY_KEYS:
+        for v in ENTRY_VALUES:
+            for d in ({k: v}, {"first": 1, k: v}, {"z" * 4070: 0, k: v}):
+                assert mpk.packb(d) == msgpack.packb(d), (k, v)
+                assert mpk.Packer().pack(d) == msgpack.packb(d), (k, v)
+    # options that change how scalars are written take the general path
+    d = {"a": 1.5, "b": [2.5, "s"], "é": "é"}
+    assert mpk.packb(d, use_single_float=True) == msgpack.packb(d, use_single_float=True)
+    assert mpk.packb(d, use_bin_type=False) == msgpack.packb(d, use_bin_type=False)
+
+
+def test_dict_entries_across_output_growth():
+    # many small dicts (citm_catalog's shape) whose entries meet the end of packb's scratch, the
+    # output's growth and a Packer's buffer at every offset: shifted by a str of every length first
+    msgpack = pytest.importorskip("msgpack")
+    records = [{"areaId": 205705990 + i, "blockIds": [] if i % 3 else [i, -i, "x" * (i % 40)],
+                "name": None if i % 2 else "n" * (i % 33), "price": i * 0.25, "ok": i % 5 == 0}
+               for i in range(3000)]
+    # int keys and values leave an entry 9 bytes or less before the end (the ASan build checks
+    # that nothing is written past it)
+    by_id = {2**40 + i: -2**40 - i for i in range(0, 3000, 7)}
+    for shift in range(0, 40):
+        value = ["s" * shift, records, by_id, [{i: [i] * (i % 16)} for i in range(2**35, 2**35 + 900)]]
+        want = msgpack.packb(value)
+        assert mpk.packb(value) == want, shift
+        assert mpk.Packer(buf_size=64).pack(value) == want, shift
+    assert mpk.unpackb(mpk.packb(records)) == records
+
+
+def test_dict_entry_with_a_value_without_a_form():
+    # a list value with an int beyond 64 bits or an unknown object: nothing half-written, the
+    # general path raises with the path, and a default hook sees the object
+    with pytest.raises(OverflowError):
+        mpk.packb({"a": 1, "b": [1, 2**64]})
+    with pytest.raises(TypeError) as e:
+        mpk.packb({"a": 1, "b": [1, object()]})
+    assert "$['b'][1]" in str(e.value)
+    assert mpk.unpackb(mpk.packb({"a": [1, object()]}, default=lambda o: "obj")) == {"a": [1, "obj"]}
+
+
+def test_dict_keys_from_the_key_table():
+    # short str keys met again are written from a table of their encoded bytes (ext/packer.c
+    # put_key): every fixstr length, a key that took a slot and is then dropped by the caller (its
+    # address reused by other strs of the same size must not bring its bytes back), and slots
+    # taken over by other keys
+    msgpack = pytest.importorskip("msgpack")
+    import gc
+    for n in range(0, 34):
+        key = "".join(chr(97 + (i * 5 + n) % 26) for i in range(n))
+        for _ in range(3):  # a miss, a second miss (the key takes its slot), hits
+            for d in ({key: 1}, {key: [1, "x"], "b": None}, {"a": 2, key: -1}):
+                assert mpk.packb(d) == msgpack.packb(d), n
+    for round_ in range(50):
+        keys = ["".join(chr(97 + (i + round_ + j) % 26) for i in range(6)) + str(j) for j in range(200)]
+        dicts = [{k: j} for j, k in enumerate(keys)]
+        for _ in range(2):
+            assert mpk.packb(dicts) == msgpack.packb(dicts), round_
+        del keys, dicts
+        gc.collect()
+    # a key held by the table is a reference: it lives on after the caller drops it, until another
+    # key takes its slot; the table never holds more than a few hundred
+    import weakref
+    key = "".join(["held", "key"])
+    before = sys.getrefcount(key)
+    for _ in range(3):
+        mpk.packb({key: 1})
+    assert sys.getrefcount(key) - before in (0, 1)
+    others = ["k%05d" % j for j in range(20000)]  # alive together: 20,000 addresses
+    for k in others:
+        mpk.packb({k: 1})
+        mpk.packb({k: 1})
+    assert sys.getrefcount(key) == before

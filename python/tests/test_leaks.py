@@ -68,7 +68,14 @@ def test_refcounts_of_shared_objects():
     for _ in range(1000):
         mpk.packb(doc)
         mpk.Packer(autoreset=False).pack(doc)
-    assert (sys.getrefcount(key), sys.getrefcount(value)) == before
+    # the packer's table of map keys (ext/packer.c put_key) may hold one reference to a short key
+    # it met again; nothing else may stay behind, and nothing grows with more calls
+    mid = (sys.getrefcount(key), sys.getrefcount(value))
+    assert mid[0] - before[0] in (0, 1) and mid[1] == before[1]
+    for _ in range(1000):
+        mpk.packb(doc)
+        mpk.Packer(autoreset=False).pack(doc)
+    assert (sys.getrefcount(key), sys.getrefcount(value)) == mid
 
 
 def test_no_objects_left_behind():

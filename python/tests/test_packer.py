@@ -140,7 +140,7 @@ class TestPackb:
             assert mpk.packb(value) == msgpack.packb(value)
             assert mpk.packb(value)[-1:] == (b"s" if n else b"\xa0")
 
-    @pytest.mark.parametrize("leaf", [1.5, 7, "s", None, [2.5, 3.5], {"k": 1}, (1,), b"b"])
+    @pytest.mark.parametrize("leaf", [1.5, 7, "s", None, [2.5, 3.5], [], [1, "s"], {"k": 1}, (1,), b"b"])
     @pytest.mark.parametrize("wrap", [lambda x: [[], x], lambda x: {"a": x}, lambda x: (x,)])
     def test_nesting_limit_counts_scalars(self, leaf, wrap):
         # as msgpack-python: the limit holds for every object, not only for containers
