@@ -446,6 +446,21 @@ static MPK__NOINLINE int fail_in_key(encoder *e)
     return -1;
 }
 
+/* A key and its value packed by the general path, both held: packing the key may run a default
+ * hook that changes the dict they came from. 0, or -1 with the error and its path set. */
+static int pack_pair_held(encoder *e, PyObject *k, PyObject *v, int depth)
+{
+    int rc;
+    Py_INCREF(k);
+    Py_INCREF(v);
+    rc = pack_obj(e, k, depth + 1);
+    if (rc < 0) rc = fail_in_key(e);
+    else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
+    Py_DECREF(k);
+    Py_DECREF(v);
+    return rc;
+}
+
 /* The value v, last returned by PyDict_Next(o, &pos, ...), failed. Its key is looked up again
  * rather than held across the value's packing (a reference per value costs 2-4% of a map-heavy
  * pack, measured with callgrind on 3.12): if a default hook changed the dict so that the entry
@@ -931,13 +946,7 @@ MPK__INLINE int pack_entry(encoder *e, PyObject *o, Py_ssize_t n, PyObject *k, P
         if (UNLIKELY(rc < 0)) return fail_in_key(e);
         return pack_entry_value(e, o, n, k, v, depth, keys_before, entries, general, i);
     } else {
-        Py_INCREF(k);
-        Py_INCREF(v);
-        rc = pack_obj(e, k, depth + 1);
-        if (rc < 0) rc = fail_in_key(e);
-        else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
-        Py_DECREF(k);
-        Py_DECREF(v);
+        rc = pack_pair_held(e, k, v, depth);
     }
     if (UNLIKELY(rc < 0)) return -1;
     /* packing a container may have run a default hook that changed this dict */
@@ -1046,14 +1055,7 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
             if (UNLIKELY(rc < 0)) rc = fail_at_next(e, o, pos, v);
             Py_DECREF(v);
         } else {
-            /* hold both: packing the key may run a default hook that changes the dict */
-            Py_INCREF(k);
-            Py_INCREF(v);
-            rc = pack_obj(e, k, depth + 1);
-            if (rc < 0) rc = fail_in_key(e);
-            else if ((rc = pack_obj(e, v, depth + 1)) < 0) rc = fail_at(e, k, 0);
-            Py_DECREF(k);
-            Py_DECREF(v);
+            rc = pack_pair_held(e, k, v, depth);
         }
         if (UNLIKELY(rc < 0)) return -1;
     }
