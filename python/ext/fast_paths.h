@@ -390,6 +390,19 @@ typedef struct {
     PyObject *value;
 } mpkpy_unicode_entry;
 
+/* Entry i of a combined table's entries (general: with hashes, else unicode keys only): its key
+ * and value (NULL for a deleted entry). */
+MPK__INLINE void mpkpy_dict_entry(const void *entries, int general, Py_ssize_t i, PyObject **k, PyObject **v)
+{
+    if (general) {
+        *k = ((const mpkpy_general_entry *)entries)[i].key;
+        *v = ((const mpkpy_general_entry *)entries)[i].value;
+    } else {
+        *k = ((const mpkpy_unicode_entry *)entries)[i].key;
+        *v = ((const mpkpy_unicode_entry *)entries)[i].value;
+    }
+}
+
 typedef struct {
     Py_ssize_t refcount;
     uint8_t log2_slots;

@@ -481,7 +481,8 @@ static MPK__NOINLINE int fail_at_entry(encoder *e, PyObject *o, const void *keys
                                        int general, Py_ssize_t i)
 {
     if (((PyDictObject *)o)->ma_keys != keys_before || ((PyDictObject *)o)->ma_values != NULL) return -1;
-    PyObject *k = general ? ((const mpkpy_general_entry *)entries)[i].key : ((const mpkpy_unicode_entry *)entries)[i].key;
+    PyObject *k, *v;
+    mpkpy_dict_entry(entries, general, i, &k, &v);
     return k ? fail_at(e, k, 0) : -1;
 }
 #endif
@@ -994,13 +995,7 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
             mpk_writer *w = e->w;
             uint8_t *p = w->pos, *end = w->end;
             for (Py_ssize_t i = 0; i < slots; i++) {
-                if (general) {
-                    k = ((const mpkpy_general_entry *)entries)[i].key;
-                    v = ((const mpkpy_general_entry *)entries)[i].value;
-                } else {
-                    k = ((const mpkpy_unicode_entry *)entries)[i].key;
-                    v = ((const mpkpy_unicode_entry *)entries)[i].value;
-                }
+                mpkpy_dict_entry(entries, general, i, &k, &v);
                 if (v == NULL) continue; /* a deleted entry */
                 seen++;
                 uint8_t *q = end - p >= 9 + KEY_BYTES_ROOM ? put_key(p, end - 9, k) : NULL;
@@ -1027,13 +1022,7 @@ static int pack_dict(encoder *e, PyObject *o, int depth)
         }
 #endif
         for (Py_ssize_t i = 0; i < slots; i++) {
-            if (general) {
-                k = ((const mpkpy_general_entry *)entries)[i].key;
-                v = ((const mpkpy_general_entry *)entries)[i].value;
-            } else {
-                k = ((const mpkpy_unicode_entry *)entries)[i].key;
-                v = ((const mpkpy_unicode_entry *)entries)[i].value;
-            }
+            mpkpy_dict_entry(entries, general, i, &k, &v);
             if (v == NULL) continue; /* a deleted entry */
             seen++;
             if (UNLIKELY(pack_entry(e, o, n, k, v, depth, keys_before, entries, general, i) < 0)) return -1;
